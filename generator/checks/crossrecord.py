@@ -1,0 +1,78 @@
+"""XRC: facts across the dataset: unique ids and aliases, resolvable references, no supersede cycles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..findings import Finding, make
+from ..load import RawRecord
+from . import dataset_check, get, strings
+
+
+def _names(raw: RawRecord) -> Iterator[tuple[str, str]]:
+    """(pointer, name) for the record's id and each alias."""
+    record_id = get(raw.data, "id", kind=str)
+    if record_id is not None:
+        yield "/id", record_id
+    for i, alias in strings(raw.data, "aliases"):
+        if alias != record_id:
+            yield f"/aliases/{i}", alias
+
+
+@dataset_check
+def unique_names(records: list[RawRecord]) -> Iterator[Finding]:
+    owner: dict[str, tuple[str, str]] = {}
+    for raw in records:
+        for pointer, name in _names(raw):
+            if name in owner:
+                first_path, first_pointer = owner[name]
+                where = "this file" if first_path == raw.path else first_path
+                yield make("XRC001", raw.path, pointer, f"{name!r} is already used at {where} {first_pointer}", raw.pos(pointer))
+            else:
+                owner[name] = (raw.path, pointer)
+
+
+def _canonical(records: list[RawRecord]) -> dict[str, str]:
+    """Every id and alias -> the canonical id it names."""
+    table: dict[str, str] = {}
+    for raw in records:
+        record_id = get(raw.data, "id", kind=str)
+        if record_id is None:
+            continue
+        for _, name in _names(raw):
+            table.setdefault(name, record_id)
+    return table
+
+
+@dataset_check
+def references_resolve(records: list[RawRecord]) -> Iterator[Finding]:
+    known = _canonical(records)
+    for raw in records:
+        targets = [(f"/related/{rel}/{i}", t) for rel in ("leads_to", "preceded_by", "confused_with") for i, t in strings(raw.data, "related", rel)]
+        successor = get(raw.data, "superseded_by", kind=str)
+        if successor is not None:
+            targets.append(("/superseded_by", successor))
+        for pointer, target in targets:
+            if target not in known:
+                yield make("XRC002", raw.path, pointer, f"no record has the id or alias {target!r}", raw.pos(pointer))
+
+
+@dataset_check
+def no_supersede_cycles(records: list[RawRecord]) -> Iterator[Finding]:
+    known = _canonical(records)
+    successor = {}
+    for raw in records:
+        record_id, target = get(raw.data, "id", kind=str), get(raw.data, "superseded_by", kind=str)
+        if record_id is not None and target in known:
+            successor[record_id] = (known[target], raw)
+    reported: set[str] = set()
+    for start in sorted(successor):
+        seen, node = [], start
+        while node in successor and node not in seen:
+            seen.append(node)
+            node = successor[node][0]
+        if node in seen and node not in reported:
+            cycle = seen[seen.index(node):]
+            reported.update(cycle)
+            raw = successor[node][1]
+            yield make("XRC003", raw.path, "/superseded_by", "superseded_by forms a cycle: " + " -> ".join(cycle + [node]), raw.pos("/superseded_by"))

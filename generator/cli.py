@@ -1,0 +1,99 @@
+"""The `errdex` command: a thin layer that parses arguments and calls the pipeline's stages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .findings import FORMATTERS
+from .load import DATA_ROOT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="errdex", description="Check, build and query the errdex error knowledge base.")
+    parser.add_argument("--version", action="version", version=f"errdex {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check records against the schema and the coded checks")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
+    p.add_argument("--format", choices=sorted(FORMATTERS), default="text", help="output format (default: text)")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the folder whose layout gives record ids (default: data/errors)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("build", help="check all records, then build the site and the JSON API")
+    p.add_argument("--out", type=Path, default=Path("site"), help="output folder, replaced only by a complete build (default: site)")
+    p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--strict", action="store_true", help="refuse to build when there are warnings too")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("serve", help="serve a built site on localhost")
+    p.add_argument("--dir", type=Path, default=Path("site"), help="the built site (default: site)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("schema", help="print the record JSON Schema, or write it to schema/error.schema.json")
+    p.add_argument("--write", action="store_true", help="write schema/error.schema.json instead of printing")
+    p.set_defaults(func=cmd_schema)
+    return parser
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .pipeline import check
+
+    result = check(args.paths or None, args.root, args.strict)
+    sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
+    return 1 if result.failed else 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from .pipeline import check
+    from .site import build_site
+
+    result = check([args.data], args.data, args.strict)
+    if result.failed:
+        sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
+        sys.stderr.write(f"build stopped: {args.out}/ was left as it was\n")
+        return 1
+    return build_site(result.records, args.out, quiet=args.quiet)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+
+    if not (args.dir / "index.html").is_file():
+        sys.stderr.write(f"{args.dir}/ holds no built site; run `errdex build` first\n")
+        return 1
+    serve(args.dir, args.host, args.port)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .schema import SCHEMA_PATH, schema_text
+
+    if args.write:
+        SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)
+        SCHEMA_PATH.write_text(schema_text(), encoding="utf-8")
+        print(f"wrote {SCHEMA_PATH}")
+    else:
+        sys.stdout.write(schema_text())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 findings/failure, 2 usage)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,73 @@
+"""The catalogue of check codes: one entry per code, in families.
+
+Codes are stable: a code is never reused for another meaning. CONTRIBUTING.md lists every code (a test keeps it
+honest) and `tests/fixtures/invalid/<CODE>-*.yaml` holds one failing record per code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    severity: Severity
+    hint: str
+
+
+FAMILIES = {
+    "YML": "loading: the file as YAML",
+    "SCH": "schema: the record against schema/error.schema.json",
+    "REC": "record: facts inside one record",
+    "XRC": "cross-record: facts across the dataset",
+    "RGX": "regex: the pattern and its examples",
+    "SRC": "source: the pinned snippet",
+    "TRN": "translation: the Chinese fields",
+}
+
+_ALL = [
+    Code("YML001", "yaml-syntax", "error", "fix the YAML syntax at the position shown; quote strings that contain `: ` or start with a special character"),
+    Code("YML002", "not-utf8", "error", "save the file as UTF-8 (without a byte-order mark)"),
+    Code("YML003", "file-too-large", "error", "a record is one error: keep the file under 512 KiB, trim long snippets and lists"),
+    Code("YML004", "duplicate-key", "error", "remove one of the two keys; YAML would silently keep only the last"),
+    Code("YML005", "anchor-alias", "error", "write the value out in full; anchors (&), aliases (*) and merge keys (<<) are not allowed in records"),
+    Code("YML006", "unsupported-tag", "error", "remove the `!tag`; records hold only plain strings, numbers, booleans, lists and mappings"),
+    Code("YML007", "not-a-mapping", "error", "a record file holds one mapping of keys (`id: ...`, `repo: ...`); start from `errdex new <id>`"),
+    Code("YML008", "too-deep", "error", "records nest at most 32 levels; flatten the structure"),
+    Code("YML009", "non-string-key", "error", "keys are snake_case names; quote a key that YAML reads as a number, boolean or null"),
+    Code("YML010", "byte-order-mark", "error", "save the file as UTF-8 without a byte-order mark"),
+    Code("SCH001", "unknown-key", "error", "check the spelling against schema/error.schema.json; unknown keys are not allowed"),
+    Code("SCH002", "missing-key", "error", "add the required key; `errdex new <id>` writes a template with every key"),
+    Code("SCH003", "wrong-type", "error", "give the value the type the schema expects; quote text that YAML reads as a number, date or boolean (e.g. '0.10', 'yes')"),
+    Code("SCH004", "value-not-allowed", "error", "use one of the allowed values listed in the message"),
+    Code("SCH005", "bad-value", "error", "make the value match the expected format (ids: lowercase a-z, 0-9 and '-', segments joined by '/'; dates: YYYY-MM-DD; urls: http(s) only; commits: 40 hex digits)"),
+    Code("SCH006", "out-of-range", "error", "keep the number within the range in the message (rates are fractions from 0 to 1)"),
+    Code("SCH007", "bad-length", "error", "shorten or lengthen the text or list to the bounds in the message"),
+    Code("REC001", "id-path-mismatch", "error", "the id must equal the file's path under data/errors without `.yaml`; rename the file or fix the id"),
+    Code("REC002", "invalid-date", "error", "use a real calendar date in the form YYYY-MM-DD"),
+    Code("REC003", "dates-out-of-order", "error", "dates must satisfy first_seen <= last_confirmed <= last_updated"),
+    Code("REC004", "example-fix-unchanged", "error", "the `after` code must differ from the `before` code"),
+    Code("REC005", "self-reference", "error", "a record cannot relate to, alias or supersede itself; remove the reference"),
+    Code("XRC001", "duplicate-id", "error", "ids and aliases are unique across the dataset and never reused; choose another id or drop the alias"),
+    Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
+    Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),
+    Code("RGX001", "regex-invalid", "error", "fix the pattern; escape literal characters such as ( ) [ ] . * + ? with a backslash"),
+    Code("RGX002", "example-not-matched", "error", "the pattern must find every example message: widen the pattern or correct the example"),
+    Code("RGX003", "counter-example-matched", "error", "the pattern must not find any counter-example: make the pattern more specific"),
+    Code("RGX004", "no-examples", "warning", "add at least one real instance of the error under error.examples, with its values filled in"),
+    Code("SRC001", "snippet-line-count", "error", "the snippet must hold exactly end_line - start_line + 1 lines; re-copy it from the file at the pinned commit"),
+    Code("SRC002", "raise-line-outside", "error", "source.line must lie within start_line..end_line (and start_line <= end_line)"),
+    Code("SRC003", "snippet-too-long", "error", "quote at most 40 lines around the raise"),
+    Code("SRC004", "no-source", "warning", "add a `source` block pinned to a commit so readers can check the code that raises the error"),
+    Code("TRN001", "missing-translation", "warning", "add the Chinese text in the `<field>_zh` key beside the English one"),
+    Code("TRN002", "zh-structure-mismatch", "error", "the `_zh` field must mirror the English one: same list length, same mapping keys, and an English field beside it"),
+    Code("TRN003", "zh-not-chinese", "error", "write the `_zh` text in Chinese; it holds no Chinese characters"),
+    Code("TRN004", "zh-copy-of-english", "error", "the `_zh` text is the English text copied; translate it"),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}

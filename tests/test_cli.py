@@ -1,0 +1,94 @@
+"""The CLI called as main([...]): exit codes and what it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINIMAL = FIXTURES / "valid/demo/minimal.yaml"
+
+
+def _broken_copy(tmp_path: Path) -> Path:
+    """The minimal record with a misspelled key, a wrong type and a broken regex."""
+    text = MINIMAL.read_text(encoding="utf-8")
+    text = text.replace("solutions:\n", "soluton:\n  - typo\nsolutions:\n")
+    text = text.replace("  line: 3\n", "  line: three\n")
+    text = text.replace(r"regex: 'Failed to allocate (\d+) blocks for request (\S+)'", r"regex: 'Failed to allocate (\d+ blocks'")
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_three_problems_three_findings_one_run(tmp_path, capsys) -> None:
+    path = _broken_copy(tmp_path)
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    findings = [line for line in out if ": error[" in line]
+    assert len(findings) == 3
+    assert findings[0].endswith("error[RGX001] /error/regex: the pattern does not compile: missing ): Failed to allocate (\\d+ blocks")
+    assert ":10:10: error[RGX001]" in findings[0]
+    assert ":20:1: error[SCH001] /soluton: unknown key 'soluton'" in findings[1]
+    assert ':29:9: error[SCH003] /source/line: "three" is not of type "integer"' in findings[2]
+    hints = [line for line in out if line.startswith("  hint: ")]
+    assert len(hints) == 3
+    assert out[-1] == "1 record, 3 errors, 0 warnings"
+
+
+def test_clean_data_exits_zero(capsys) -> None:
+    assert main(["validate", "--strict", "--root", str(FIXTURES / "valid"), str(FIXTURES / "valid")]) == 0
+    assert capsys.readouterr().out == "1 record, 0 errors, 0 warnings\n"
+
+
+def test_warnings_pass_unless_strict(capsys) -> None:
+    path = FIXTURES / "invalid/TRN001-missing-translation.yaml"
+    assert main(["validate", str(path)]) == 0
+    assert "warning[TRN001]" in capsys.readouterr().out
+    assert main(["validate", "--strict", str(path)]) == 1
+
+
+def test_json_format(tmp_path, capsys) -> None:
+    assert main(["validate", "--format", "json", str(_broken_copy(tmp_path))]) == 1
+    body = json.loads(capsys.readouterr().out)
+    assert (body["records"], body["errors"], body["warnings"]) == (1, 3, 0)
+    first = body["findings"][0]
+    assert first["code"] == "RGX001" and first["name"] == "regex-invalid"
+    assert (first["line"], first["col"], first["pointer"]) == (10, 10, "/error/regex")
+    assert set(first) == {"path", "line", "col", "code", "name", "pointer", "message", "severity", "hint"}
+
+
+def test_github_format_annotates_lines(tmp_path, capsys) -> None:
+    assert main(["validate", "--format", "github", str(_broken_copy(tmp_path))]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("::error file=")
+    assert ",line=10,col=10,title=RGX001 regex-invalid::/error/regex: " in lines[0]
+    assert "%0Ahint: " in lines[0]
+    assert len([line for line in lines if line.startswith("::error ")]) == 3
+
+
+def test_finding_text_cannot_forge_lines(tmp_path, capsys) -> None:
+    text = MINIMAL.read_text(encoding="utf-8").replace("solutions:\n", '"evil\\n::error file=x::forged": 1\nsolutions:\n')
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
+    main(["validate", "--format", "github", str(tmp_path / "r.yaml")])
+    out = capsys.readouterr().out
+    assert "\n::error file=x::forged" not in out
+    assert len([line for line in out.splitlines() if line.startswith("::error")]) == 1
+
+
+def test_usage_errors_exit_two(capsys) -> None:
+    assert main(["validate", "--format", "xml"]) == 2
+    assert main(["no-such-command"]) == 2
+    assert main([]) == 2
+
+
+def test_unreadable_paths_are_findings_not_tracebacks(tmp_path, capsys) -> None:
+    assert main(["validate", str(tmp_path / "missing.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "error[YML001]" in out and "cannot read the file" in out
+
+
+def test_schema_command_prints_the_committed_schema(capsys) -> None:
+    assert main(["schema"]) == 0
+    assert capsys.readouterr().out == Path("schema/error.schema.json").read_text(encoding="utf-8")
