@@ -36,6 +36,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(func=cmd_serve)
 
+    p = sub.add_parser("verify-sources", help="compare each snippet with the real file at its pinned commit")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
+    p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="read OWNER/NAME from a local git checkout or mirror (repeatable)")
+    p.add_argument("--online", action="store_true", help="fetch files from the raw-file host (off by default: nothing is fetched unless asked)")
+    p.add_argument("--base-url", default=None, help="raw-file host, files at BASE/OWNER/NAME/COMMIT/PATH (default: https://raw.githubusercontent.com)")
+    p.add_argument("--format", choices=sorted(FORMATTERS), default="text")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_verify_sources)
+
     p = sub.add_parser("schema", help="print the record JSON Schema, or write it to schema/error.schema.json")
     p.add_argument("--write", action="store_true", help="write schema/error.schema.json instead of printing")
     p.set_defaults(func=cmd_schema)
@@ -70,6 +80,37 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     serve(args.dir, args.host, args.port)
     return 0
+
+
+def cmd_verify_sources(args: argparse.Namespace) -> int:
+    from .findings import fails
+    from .pipeline import check
+    from .verify import DEFAULT_BASE_URL, Sources, verify
+
+    git = {}
+    for item in args.git:
+        repo, sep, path = item.partition("=")
+        if not sep or "/" not in repo or not Path(path).is_dir():
+            sys.stderr.write(f"errdex verify-sources: --git wants OWNER/NAME=PATH to an existing folder, not {item!r}\n")
+            return 2
+        git[repo] = Path(path)
+    base = args.base_url or DEFAULT_BASE_URL
+    if not base.startswith(("http://", "https://")):
+        sys.stderr.write("errdex verify-sources: --base-url must be an http(s) URL\n")
+        return 2
+    result = check(args.paths or None, args.root)
+    if result.failed:
+        sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
+        return 1
+    findings, checked, skipped = verify(result.raws, result.records, Sources(git, args.online, base))
+    findings = sorted(result.findings + findings)
+    sys.stdout.write(FORMATTERS[args.format](findings, result.file_count))
+    if args.format == "text":
+        note = f"{checked} snippets checked against upstream"
+        if skipped:
+            note += f", {skipped} not checked (no --git for their repository{'' if args.online else ' and --online not set'})"
+        print(note)
+    return 1 if fails(findings, args.strict) else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

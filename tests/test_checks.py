@@ -47,7 +47,8 @@ def test_oversized_file_is_refused_before_parsing(tmp_path: Path) -> None:
     assert [(f.code, f.line) for f in result.findings] == [("YML003", 1)]
 
 
-GENERATED_IN_TESTS = {"YML003"}
+# YML003 needs a file too large to commit; SRC1xx compare with upstream files (tests/test_verify.py).
+GENERATED_IN_TESTS = {"YML003", "SRC101", "SRC102", "SRC103", "SRC104", "SRC105"}
 
 
 def test_every_code_has_a_fixture() -> None:
