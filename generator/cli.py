@@ -36,6 +36,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(func=cmd_serve)
 
+    p = sub.add_parser("new", help="write a commented template for a new record")
+    p.add_argument("id", help="the new record's id, e.g. vllm/kv-cache-out-of-memory")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("import", help="convert ErrLookup or deadends.dev records into errdex records")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSON (a record, an envelope or a list) or NDJSON")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--force", action="store_true", help="overwrite records that already exist")
+    p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose id names no known project")
+    p.set_defaults(func=cmd_import)
+
     p = sub.add_parser("verify-sources", help="compare each snippet with the real file at its pinned commit")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="read OWNER/NAME from a local git checkout or mirror (repeatable)")
@@ -80,6 +92,49 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     serve(args.dir, args.host, args.port)
     return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from .new import NewRecordError, new_record
+
+    try:
+        path = new_record(args.id, args.root)
+    except NewRecordError as exc:
+        sys.stderr.write(f"errdex new: {exc}\n")
+        return 1
+    print(f"wrote {path}")
+    print(f"next: fill it in (uncomment the '#:' examples and make them true), then run: errdex validate {path}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .findings import fails
+    from .importer import ImportFailure, convert_file, write_records
+    from .pipeline import check
+
+    imported, failures = [], []
+    for path in args.files:
+        try:
+            imported += convert_file(path, args.repo)
+        except ImportFailure as exc:
+            failures.append(str(exc))
+    if failures:
+        for failure in failures:
+            sys.stderr.write(f"errdex import: {failure}\n")
+        sys.stderr.write("errdex import: nothing was written\n")
+        return 1
+    written, refused = write_records(imported, args.root, args.force)
+    for item in sorted(imported, key=lambda i: i.id):
+        for note in item.notes:
+            print(f"note: {note}")
+    for refusal in refused:
+        sys.stderr.write(f"errdex import: {refusal}\n")
+    for path in written:
+        print(f"wrote {path}")
+    # The new records go through the usual checks; what a source lacks (Chinese, examples) is only a warning.
+    result = check([args.root], args.root)
+    sys.stdout.write(FORMATTERS["text"]([f for f in result.findings if any(f.path.endswith(p.as_posix()) for p in written)], len(written)))
+    return 1 if refused or fails(result.findings, strict=False) else 0
 
 
 def cmd_verify_sources(args: argparse.Namespace) -> int:

@@ -42,7 +42,7 @@ _ALL = [
     Code("YML009", "non-string-key", "error", "keys are snake_case names; quote a key that YAML reads as a number, boolean or null"),
     Code("YML010", "byte-order-mark", "error", "save the file as UTF-8 without a byte-order mark"),
     Code("SCH001", "unknown-key", "error", "check the spelling against schema/error.schema.json; unknown keys are not allowed"),
-    Code("SCH002", "missing-key", "error", "add the required key; `errdex new <id>` writes a template with every key"),
+    Code("SCH002", "missing-key", "error", "add the required key (in a file made by `errdex new`, uncomment its `#:` example and make it true)"),
     Code("SCH003", "wrong-type", "error", "give the value the type the schema expects; quote text that YAML reads as a number, date or boolean (e.g. '0.10', 'yes')"),
     Code("SCH004", "value-not-allowed", "error", "use one of the allowed values listed in the message"),
     Code("SCH005", "bad-value", "error", "make the value match the expected format (ids: lowercase a-z, 0-9 and '-', segments joined by '/'; dates: YYYY-MM-DD; urls: http(s) only; commits: 40 hex digits)"),

@@ -118,7 +118,7 @@ class Handling(_Model):
 class DeadEnd(_Model):
     """Something people try that does not fix the error."""
 
-    action: Text
+    action: Text | None = Field(None, description="What people try. Records imported from other sources may lack it.")
     action_zh: Text | None = None
     why_fails: Text
     why_fails_zh: Text | None = None
