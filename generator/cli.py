@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose id names no known project")
     p.set_defaults(func=cmd_import)
 
+    p = sub.add_parser("mark-translated", help="record that the Chinese texts of records were reviewed against their English")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="record files or folders")
+    p.set_defaults(func=cmd_mark_translated)
+
     p = sub.add_parser("verify-sources", help="compare each snippet with the real file at its pinned commit")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="read OWNER/NAME from a local git checkout or mirror (repeatable)")
@@ -135,6 +139,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     result = check([args.root], args.root)
     sys.stdout.write(FORMATTERS["text"]([f for f in result.findings if any(f.path.endswith(p.as_posix()) for p in written)], len(written)))
     return 1 if refused or fails(result.findings, strict=False) else 0
+
+
+def cmd_mark_translated(args: argparse.Namespace) -> int:
+    from .load import load_records
+    from .translations import mark_record
+
+    raws, findings = load_records(args.paths)
+    if findings:
+        sys.stdout.write(FORMATTERS["text"](findings, len(raws) + len(findings)))
+        return 1
+    for raw in raws:
+        count = mark_record(raw, Path(raw.path))
+        print(f"marked {count} translated texts in {raw.path}")
+    return 0
 
 
 def cmd_verify_sources(args: argparse.Namespace) -> int:

@@ -73,6 +73,7 @@ _ALL = [
     Code("TRN002", "zh-structure-mismatch", "error", "the `_zh` field must mirror the English one: same list length, same mapping keys, and an English field beside it"),
     Code("TRN003", "zh-not-chinese", "error", "write the `_zh` text in Chinese; it holds no Chinese characters"),
     Code("TRN004", "zh-copy-of-english", "error", "the `_zh` text is the English text copied; translate it"),
+    Code("TRN005", "stale-translation", "warning", "bring the Chinese up to date with the English, then run `errdex mark-translated <file>` to record the review"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -241,6 +241,14 @@ class Record(_Model):
     resolvable: Resolvable | None = None
     provenance: Provenance
     superseded_by: Id | None = Field(None, description="Set when this record is retired in favour of another.")
+    zh_fingerprints: Annotated[
+        dict[Annotated[str, Field(pattern=r"^(?:/[a-z0-9_]+)+$")], Annotated[str, Field(pattern=r"^[0-9a-f]{8}$")]],
+        Field(max_length=500),
+    ] = Field(
+        default_factory=dict,
+        description="Written by `errdex mark-translated`: for each English text (by JSON pointer), a hash of the "
+        "text its Chinese translation was reviewed against. A changed English text makes its translation stale.",
+    )
 
     def permalink(self) -> str | None:
         """GitHub permalink of the snippet, derived from the source block."""

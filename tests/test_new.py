@@ -10,7 +10,7 @@ from generator.cli import main
 from generator.new import TEMPLATE
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "schema/error.schema.json").read_text(encoding="utf-8"))
-TOOL_WRITTEN = {"origin"}  # written by `errdex import`, not by hand
+TOOL_WRITTEN = {"origin", "zh_fingerprints"}  # written by `errdex import` and `errdex mark-translated`
 
 
 def test_new_then_validate_lists_missing_then_filled_passes(tmp_path, capsys) -> None:

@@ -5,6 +5,7 @@ A missing translation is a warning (imported records often lack Chinese); `--str
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -99,3 +100,33 @@ def translations(raw: RawRecord) -> Iterator[Finding]:
                     yield make("TRN004", raw.path, pointer, "the Chinese text is identical to the English", raw.pos(pointer))
                 elif not is_chinese(zh_text):
                     yield make("TRN003", raw.path, pointer, "the Chinese text contains no Chinese characters", raw.pos(pointer))
+
+
+def fingerprint(text: str) -> str:
+    """A short hash of an English text, recorded when its translation is reviewed."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def text_pairs(data: dict[str, Any]) -> Iterator[tuple[str, str, str, str]]:
+    """(english pointer, chinese pointer, english, chinese) for every translated text of a record."""
+    for where, container, cls in _containers(data):
+        for field in translated_fields(cls):
+            en, zh = container.get(field), container.get(f"{field}_zh")
+            if en is None or zh is None:
+                continue
+            zh_ptr = f"{where}/{field}_zh"
+            for leaf in _leaves(en, zh, zh_ptr):
+                if not isinstance(leaf, str):
+                    pointer, en_text, zh_text = leaf
+                    yield f"{where}/{field}{pointer[len(zh_ptr):]}", pointer, en_text, zh_text
+
+
+@record_check
+def fresh_translations(raw: RawRecord) -> Iterator[Finding]:
+    marks = raw.data.get("zh_fingerprints") if isinstance(raw.data, dict) else None
+    if not isinstance(marks, dict):
+        return
+    for en_ptr, zh_ptr, en_text, _ in text_pairs(raw.data):
+        mark = marks.get(en_ptr)
+        if isinstance(mark, str) and mark != fingerprint(en_text):
+            yield make("TRN005", raw.path, zh_ptr, f"translated from an older English text: {en_ptr} changed after the translation was reviewed", raw.pos(zh_ptr))

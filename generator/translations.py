@@ -1,0 +1,37 @@
+"""`errdex mark-translated`: record that a record's Chinese texts were reviewed against its English ones.
+
+The marks live in the record's last key, `zh_fingerprints`, which this command rewrites in place; the rest of
+the file is left byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .checks.translation import fingerprint, text_pairs
+from .load import RawRecord
+
+_BLOCK = re.compile(r"^zh_fingerprints:.*\n(?:(?:[ \t]+.*|[ \t]*#.*|[ \t]*)\n)*", re.M)
+HEADER = "zh_fingerprints:  # by `errdex mark-translated`: the English each Chinese text was reviewed against\n"
+
+
+def fingerprints(data: dict) -> dict[str, str]:
+    return {en_ptr: fingerprint(en_text) for en_ptr, _, en_text, _ in text_pairs(data)}
+
+
+def marked_text(text: str, marks: dict[str, str]) -> str:
+    """The file's text with its zh_fingerprints block replaced (or added at the end)."""
+    body = _BLOCK.sub("", text if text.endswith("\n") else text + "\n")
+    if not marks:
+        return body
+    # Quoted, so that a hash of digits only stays text in YAML.
+    lines = "".join(f"  {pointer}: '{mark}'\n" for pointer, mark in sorted(marks.items()))
+    return body + HEADER + lines
+
+
+def mark_record(raw: RawRecord, path: Path) -> int:
+    """Rewrite one record file's marks; returns how many texts are marked."""
+    marks = fingerprints(raw.data)
+    path.write_text(marked_text(raw.text, marks), encoding="utf-8")
+    return len(marks)
