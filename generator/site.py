@@ -1,0 +1,312 @@
+"""Build the static site: the one place that knows about mkdocs.
+
+Stages, all inside a temporary folder beside the output so that a failed build leaves the previous site as it
+was: hand-written docs + generated pages per language -> two strict mkdocs builds (English at /, Chinese at
+/zh/, run in parallel) -> JSON API files -> alias redirects -> Pagefind (one index per language) -> a link
+check over the whole output -> the output folder is swapped in.
+
+Moving to another mkdocs.yml-compatible builder means changing `_run_builder` and the config files only:
+pages come from `generator.render` as plain Markdown with raw HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import yaml
+
+from . import render
+from .model import Record
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
+DOCS = ROOT / "docs"
+OVERRIDES = ROOT / "overrides"
+
+
+class BuildError(Exception):
+    """A stage failed; the message says which and why."""
+
+
+@dataclass
+class Progress:
+    quiet: bool
+    stream: IO[str] = sys.stderr
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            self.stream.write(f"[{time.monotonic() - self.started:7.1f}s] {text}\n")
+            self.stream.flush()
+
+
+def site_links(config: Path = CONFIGS["en"]) -> render.SiteLinks:
+    """repo_url and edit_uri from mkdocs.yml, for the edit and report links on error pages."""
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    return render.SiteLinks(repo_url=data.get("repo_url"), edit_uri=data.get("edit_uri"))
+
+
+def _check_output_dir(out: Path) -> None:
+    """Refuse outputs whose replacement would destroy something that is not a previous build."""
+    if out == ROOT or out in ROOT.parents or out == Path(out.anchor):
+        raise BuildError(f"refusing to replace {out}: it holds the project")
+    if out.exists():
+        if not out.is_dir():
+            raise BuildError(f"{out} exists and is not a folder")
+        if any(out.iterdir()) and not (out / "index.html").is_file():
+            raise BuildError(f"refusing to replace {out}: it is not empty and holds no built site (no index.html)")
+
+
+def _write_pages(dest: Path, pages: dict[str, str]) -> None:
+    for rel, text in pages.items():
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _only_in(lang: str) -> list[str]:
+    """URLs of hand-written pages that exist in `lang` but not in every other language (the switcher sends
+    readers of those to the other language's home page instead of a missing page)."""
+    def pages(code: str) -> set[str]:
+        return {p.relative_to(DOCS / code).as_posix() for p in (DOCS / code).rglob("*.md")}
+
+    mine = pages(lang)
+    others = [pages(other) for other in render.LANGS if other != lang]
+    return sorted(render.page_url_of(p) for p in mine if not all(p in o for o in others))
+
+
+def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict) -> Path:
+    """A config that inherits the project's mkdocs config and points it at the build folders.
+
+    Paths are absolute: mkdocs resolves relative paths against the inheriting file, which lives in `work`.
+    """
+    cfg = {
+        "INHERIT": str(CONFIGS[lang]),
+        "docs_dir": str(docs_dir),
+        "site_dir": str(site_dir),
+        "theme": {"custom_dir": str(OVERRIDES)},
+        "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang)}},
+    }
+    path = work / f"mkdocs.{lang}.yml"
+    path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
+    return path
+
+
+def _run_builder(configs: dict[str, Path], work: Path, env: dict[str, str], progress: Progress) -> None:
+    """Run one strict mkdocs build per language, in parallel."""
+    procs = {}
+    logs = {}
+    for lang, cfg in configs.items():
+        logs[lang] = open(work / f"mkdocs.{lang}.log", "w+", encoding="utf-8")
+        procs[lang] = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
+            cwd=work, env=env, stdout=logs[lang], stderr=subprocess.STDOUT,
+        )
+    failed = []
+    try:
+        last = time.monotonic()
+        while any(proc.poll() is None for proc in procs.values()):
+            time.sleep(0.2)
+            if time.monotonic() - last >= 15:  # a heartbeat: large builds spend minutes here
+                last = time.monotonic()
+                running = ", ".join(lang for lang, proc in procs.items() if proc.poll() is None)
+                progress.say(f"mkdocs still building ({running}) ...")
+        for lang, proc in procs.items():
+            code = proc.wait()
+            logs[lang].seek(0)
+            text = logs[lang].read()
+            if code != 0:
+                failed.append(f"mkdocs ({lang}) exited {code}:\n{text[-4000:]}")
+            else:
+                progress.say(f"mkdocs ({lang}) done")
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        for log in logs.values():
+            log.close()
+    if failed:
+        raise BuildError("\n".join(failed))
+
+
+def _run_pagefind(site: Path, work: Path, env: dict[str, str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pagefind", "--site", str(site), "--silent"],
+        cwd=work, env=env, capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        raise BuildError(f"pagefind exited {proc.returncode}:\n{(proc.stdout + proc.stderr)[-4000:]}")
+    if not (site / "pagefind" / "pagefind.js").is_file():
+        raise BuildError("pagefind wrote no pagefind/pagefind.js")
+    # Pagefind writes its language table in hash-map order, which changes from run to run: sort it so that
+    # two builds of the same data are byte-identical.
+    entry = site / "pagefind" / "pagefind-entry.json"
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+_REDIRECT = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{target}</title>
+<meta name="robots" content="noindex"><link rel="canonical" href="{href}">
+<meta http-equiv="refresh" content="0; url={href}"></head>
+<body><p><a href="{href}">{target}</a></p></body></html>
+"""
+
+
+def _write_alias_redirects(site: Path, records: list[Record]) -> int:
+    """errors/<alias>/ -> errors/<id>/ in each language, so that legacy ids keep resolving."""
+    count = 0
+    for src, dst in render.alias_redirects(records).items():
+        for lang in render.LANGS:
+            root = site / render.lang_root(lang)
+            page = root / src / "index.html"
+            if page.exists():  # never shadow a real page
+                continue
+            page.parent.mkdir(parents=True, exist_ok=True)
+            href = html.escape(render.relative(src, dst))
+            page.write_text(_REDIRECT.format(lang=lang, href=href, target=html.escape(dst)), encoding="utf-8")
+            count += 1
+    return count
+
+
+_LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def check_links(site: Path) -> list[str]:
+    """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve)."""
+    files: set[str] = set()
+    pages: list[str] = []
+    for folder, _dirs, names in os.walk(site):
+        rel = os.path.relpath(folder, site).replace(os.sep, "/")
+        rel = "" if rel == "." else rel + "/"
+        for name in names:
+            files.add(rel + name)
+            if name.endswith(".html") and not rel.startswith("pagefind/"):
+                pages.append(rel + name)
+    broken = []
+    seen: set[tuple[str, str]] = set()
+    for page in sorted(pages):
+        text = (site / page).read_text(encoding="utf-8", errors="replace")
+        here = posixpath.dirname(page)
+        for m in _LINK.finditer(text):
+            url = m.group(1) if m.group(1) is not None else m.group(2)
+            if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
+                continue
+            path = html.unescape(url).split("#", 1)[0].split("?", 1)[0]
+            if not path:
+                continue
+            key = (here, path)
+            if key in seen:
+                continue
+            seen.add(key)
+            target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(here, path))
+            if target == ".." or target.startswith("../"):
+                broken.append(f"{page} -> {url} (outside the site)")
+            elif target not in files and (target.rstrip("/") + "/index.html").lstrip("/") not in files and not (target == "." and "index.html" in files):
+                broken.append(f"{page} -> {url}")
+    return broken
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    """Replace `out` by `new` (same file system: two renames; the old tree is removed only afterwards)."""
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.rename(out, old)
+    try:
+        os.rename(new, out)
+    except OSError:
+        if old is not None:
+            os.rename(old, out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(records: list[Record], out: Path, quiet: bool = False) -> int:
+    """Build the whole site from checked records into `out`; return an exit code.
+
+    `out` is replaced only by a complete build: on any failure it is left as it was and nothing partial remains.
+    """
+    progress = Progress(quiet)
+    out = Path(os.path.abspath(out))
+    try:
+        _check_output_dir(out)
+    except BuildError as exc:
+        sys.stderr.write(f"build failed: {exc}\n")
+        return 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        _build(records, work, progress)
+        _swap_in(work / "site", out)
+    except (BuildError, OSError) as exc:
+        sys.stderr.write(f"build failed: {exc}\n{out}/ was left as it was\n")
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    progress.say(f"built {len(records)} errors in 2 languages into {out}/")
+    return 0
+
+
+def _build(records: list[Record], work: Path, progress: Progress) -> None:
+    from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
+
+    links = site_links()
+    counts = render.dataset_counts(records)
+    env = dict(os.environ)
+    # Reproducible output: mkdocs dates the sitemap (and its gzip header) from this, not from the clock.
+    env["SOURCE_DATE_EPOCH"] = str(render.source_date_epoch(records))
+
+    configs = {}
+    sites = {}
+    for lang in render.LANGS:
+        docs = work / "src" / lang
+        shutil.copytree(DOCS / lang, docs)
+        pages = render.render_site_pages(records, lang, links)
+        _write_pages(docs, pages)
+        progress.say(f"rendered {len(pages)} pages ({lang})")
+        sites[lang] = work / f"out-{lang}"
+        configs[lang] = _builder_config(work, lang, docs, sites[lang], counts)
+
+    progress.say(f"building {len(configs)} sites with mkdocs (strict) ...")
+    _run_builder(configs, work, env, progress)
+
+    site = work / "site"
+    os.rename(sites["en"], site)
+    for lang in render.LANGS:
+        if lang != "en":
+            os.rename(sites[lang], site / render.lang_root(lang).rstrip("/"))
+
+    write_api(records, site / "api")
+    progress.say("wrote the JSON API")
+    n = _write_alias_redirects(site, records)
+    if n:
+        progress.say(f"wrote {n} alias redirects")
+
+    progress.say("indexing with Pagefind ...")
+    _run_pagefind(site, work, env)
+
+    progress.say("checking internal links ...")
+    broken = check_links(site)
+    if broken:
+        shown = "\n  ".join(broken[:50])
+        more = f"\n  ... and {len(broken) - 50} more" if len(broken) > 50 else ""
+        raise BuildError(f"{len(broken)} broken internal links:\n  {shown}{more}")

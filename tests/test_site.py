@@ -1,0 +1,364 @@
+"""The built fixture site (tests/fixtures/dataset), section by section, in both languages; and the build itself."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator import site as site_mod
+from generator.cli import main
+
+DATASET = Path(__file__).parent / "fixtures" / "dataset"
+FULL = "demo/kv-cache-out-of-memory"
+
+
+class _Text(HTMLParser):
+    """Text of the page's <article>, and every element's tag and attributes inside it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0
+        self.parts: list[str] = []
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "article" or self.depth:
+            self.depth += 1 if tag not in ("br", "img", "input", "meta", "link", "hr") else 0
+            self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if self.depth and tag not in ("br", "img", "input", "meta", "link", "hr"):
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.parts.append(data)
+
+
+def page(site: Path, record_id: str, lang: str = "en") -> tuple[str, str, list[tuple[str, dict]]]:
+    """(raw html, article text, article elements) of an error page."""
+    root = site / ("zh" if lang == "zh" else "")
+    raw = (root / "errors" / record_id / "index.html").read_text(encoding="utf-8")
+    parser = _Text()
+    parser.feed(raw)
+    return raw, "".join(parser.parts), parser.tags
+
+
+def section(raw: str, name: str) -> str:
+    m = re.search(rf'<div class="errdex-section errdex-{name}"[^>]*>(.*?)(?=<h2 |</article>)', raw, re.S)
+    assert m, f"section {name} missing"
+    return m.group(1)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_html_lang_and_language_switch(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    assert f'<html lang="{lang}"' in raw
+    other = "zh" if lang == "en" else "en"
+    href = re.search(rf'href="([^"]+)"[^>]*data-errdex-lang="{other}"', raw).group(1)
+    target = (built_site / ("zh" if lang == "zh" else "") / "errors" / FULL / href / "index.html").resolve()
+    expected = (built_site / ("zh" if other == "zh" else "") / "errors" / FULL / "index.html").resolve()
+    assert target == expected
+
+
+def test_title(built_site):
+    raw, text, _ = page(built_site, FULL)
+    assert '<title>What causes &#34;Cannot allocate {} KV cache blocks: out of GPU memory&#34; in example-org/servekit? - errdex</title>' in raw
+    raw, text, _ = page(built_site, FULL, "zh")
+    assert "在 example-org/servekit 中，“Cannot allocate {} KV cache blocks: out of GPU memory” 是什么原因造成的？" in text
+
+
+@pytest.mark.parametrize("lang,labels", [("en", ["Class", "HTTP status", "critical"]), ("zh", ["异常类", "HTTP 状态码", "致命"])])
+def test_error_section(built_site, lang, labels):
+    raw, _, _ = page(built_site, FULL, lang)
+    s = section(raw, "error")
+    for expected in ["Cannot allocate {} KV cache blocks: out of GPU memory", "servekit.CacheOOMError", "E_KV_OOM", "503",
+                     "errdex-severity--critical", "example-org/servekit", "kv-cache", "memory", "cuda", *labels]:
+        assert expected in s
+    if lang == "zh":
+        assert "无法分配 {} 个 KV 缓存块：显存不足" in s
+
+
+def test_meaning_section(built_site):
+    raw, _, _ = page(built_site, FULL)
+    assert "more KV cache blocks than the GPU has free" in section(raw, "meaning")
+    raw, _, _ = page(built_site, FULL, "zh")
+    assert "调度器向块分配器申请的 KV 缓存块" in section(raw, "meaning")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_source_section(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    s = section(raw, "source")
+    assert "servekit/cache/allocator.py:104" in s
+    numbers = re.findall(r'<span class="normal">(\d+)</span>', s)
+    assert numbers == ["101", "102", "103", "104", "105", "106"]
+    hll = re.findall(r'<span class="hll">(.*?)</span>&#10;|<span class="hll">(.*?)\n</span>', s, re.S)
+    highlighted = re.sub(r"<[^>]+>", "", "".join(a or b for a, b in hll))
+    assert "raise CacheOOMError" in highlighted and "free = self" not in highlighted
+    assert 'href="https://github.com/example-org/servekit/blob/0123456789abcdef0123456789abcdef01234567/servekit/cache/allocator.py#L101-L106"' in s
+    label = "View on GitHub (pinned to 0123456789)" if lang == "en" else "在 GitHub 上查看（固定于 0123456789）"
+    assert label in s
+
+
+def test_solutions_fix_and_patterns(built_site):
+    raw, _, _ = page(built_site, FULL)
+    assert "Lower max_model_len" in section(raw, "solutions") and ">90%<" in section(raw, "solutions")
+    fix = section(raw, "example-fix")
+    assert "Before" in fix and "After" in fix and "32768" in fix and "8192" in fix
+    handling = section(raw, "handling")
+    for expected in ["retry", "Validate before calling", "Type guard", "Try / catch", "CacheOOMError"]:
+        assert expected in handling
+    raw, _, _ = page(built_site, FULL, "zh")
+    assert "降低 max_model_len" in section(raw, "solutions")
+    assert "修改前" in section(raw, "example-fix") and "调用前校验" in section(raw, "handling")
+
+
+def test_prevention_and_when(built_site):
+    raw, _, _ = page(built_site, FULL)
+    assert "Size max_model_len" in section(raw, "prevention")
+    when = section(raw, "when")
+    assert "Long prompts with a large batch" in when and "70B model" in when
+
+
+def test_zh_fallback_mark(built_site):
+    raw, text, _ = page(built_site, FULL, "zh")
+    prevention = section(raw, "prevention")
+    assert prevention.count("尚未翻译") == 2 and "Size max_model_len" in prevention
+    when = section(raw, "when")
+    assert "长提示词配合大批量" in when and "尚未翻译" not in when.split("Serving a 70B")[0]
+    assert "Serving a 70B model on a single 80 GB GPU. " in text and "尚未翻译" in when
+    _, en_text, _ = page(built_site, FULL)
+    assert "not yet translated" not in en_text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rates_are_percentages_with_bars(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    dead = section(raw, "dead-ends")
+    work = section(raw, "workarounds")
+    assert 'style="width: 85%"' in dead and '<span class="errdex-rate__value">85%</span>' in dead and 'aria-valuenow="85"' in dead
+    assert 'style="width: 62%"' in work and '<span class="errdex-rate__value">62%</span>' in work
+    assert "0.85" not in dead and "0.62" not in work
+    assert ("Restart the server" if lang == "en" else "重启服务") in dead
+    assert ("Enable prefix caching" if lang == "en" else "启用前缀缓存") in work
+
+
+def test_versions_os_docs(built_site):
+    raw, _, _ = page(built_site, FULL)
+    versions = section(raw, "versions")
+    assert versions.count("<tr>") == 3 and "servekit 0.4.2" in versions and "fixed" in versions
+    assert "nvidia-smi" in section(raw, "os")
+    assert 'href="https://example.org/docs/memory"' in section(raw, "docs") and "Memory planning" in section(raw, "docs")
+    raw, _, _ = page(built_site, FULL, "zh")
+    assert "显存规划" in section(raw, "docs") and "以前这只是一条警告" in section(raw, "versions")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_related_links_resolve_aliases(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    related = section(raw, "related")
+    # leads_to names the id, confused_with an alias of the same record: both link the canonical page.
+    assert related.count('href="../request-timeout/"') == 2
+    assert ("Leads to" if lang == "en" else "可能引发") in related
+    assert ("Often confused with" if lang == "en" else "容易混淆") in related
+    back, _, _ = page(built_site, "demo/request-timeout", lang)
+    assert 'href="../kv-cache-out-of-memory/"' in section(back, "related")
+
+
+def test_provenance(built_site):
+    raw, _, _ = page(built_site, FULL)
+    prov = section(raw, "provenance")
+    for expected in ["reproduced", "80%", "7 reports", "2025-03-01", "2026-02-10", "2026-03-01",
+                     'href="https://github.com/example-org/servekit/commit/0123456789abcdef0123456789abcdef01234567"', "0123456789<"]:
+        assert expected in prov
+    raw, _, _ = page(built_site, FULL, "zh")
+    assert "已复现" in section(raw, "provenance") and "7 份报告" in section(raw, "provenance")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_links_section(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    links = section(raw, "links")
+    json_href = re.search(r'class="errdex-json" href="([^"]+)"', links).group(1)
+    root = built_site / ("zh" if lang == "zh" else "")
+    assert (root / "errors" / FULL / json_href).resolve() == (built_site / "api/errors" / f"{FULL}.json").resolve()
+    assert (built_site / "api/errors" / f"{FULL}.json").is_file()
+    assert 'href="https://github.com/errdex/errdex/edit/main/data/errors/demo/kv-cache-out-of-memory.yaml"' in links
+    assert "https://github.com/errdex/errdex/issues/new?title=%5Bdemo%2Fkv-cache-out-of-memory%5D" in links
+
+
+def test_superseded_notice(built_site):
+    raw, text, _ = page(built_site, "demo/old-allocation-error")
+    assert "This record is retired" in text
+    assert re.search(r'errdex-superseded.*?href="../kv-cache-out-of-memory/"', raw, re.S)
+    raw, text, _ = page(built_site, "demo/old-allocation-error", "zh")
+    assert "此条目已停用" in text
+
+
+def test_empty_sections_omitted(built_site):
+    raw, _, _ = page(built_site, "demo/request-timeout")
+    for name in ("source", "example-fix", "handling", "dead-ends", "workarounds", "versions"):
+        assert f"errdex-section errdex-{name}" not in raw
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hostile_record_shows_literally(built_site, lang):
+    raw, text, tags = page(built_site, "demo/hostile-text", lang)
+    # No element the record asked for: no script or img in the article, no event handlers, no javascript: links.
+    assert not [t for t, _ in tags if t in ("script", "img", "iframe", "b")]
+    assert not [a for _, attrs in tags for a in attrs if a.startswith("on")]
+    assert "javascript:" not in "".join(str(attrs.get("href")) for _, attrs in tags)
+    for literal in ["<script>alert(1)</script>", "{{ 7*7 }}", "{% raw %}", "{str(e)}"]:
+        assert literal in text
+    assert "49" not in text
+    if lang == "en":
+        for literal in ["# not a heading", "```", "| a | b |", "<img src=x onerror=alert(2)>", '{% include "mkdocs.yml" %}',
+                        "{{ cycler.__init__.__globals__.os.getcwd() }}", '--8<-- "/etc/passwd"', "</title><script>alert(3)</script>",
+                        '{% raw %}{{ lipsum.__globals__["os"].environ }}{% endraw %}', 'f"{{escaped}}"', "*not emphasis*"]:
+            assert literal in text
+    # Outside the article too: the head and header print the title, escaped.
+    assert "<script>alert" not in raw
+    assert str(built_site) not in raw and "root:" not in raw
+
+
+def test_hostile_record_is_data_in_search_results(built_site):
+    """The record text reaches the index as text; the search UI builds results with textContent."""
+    js = (built_site / "assets/javascripts/errdex-search.js").read_text(encoding="utf-8")
+    assert "innerHTML" not in js and "textContent" in js
+
+
+def test_browse_pages(built_site):
+    for lang, root in (("en", built_site), ("zh", built_site / "zh")):
+        for index in ("projects", "categories", "tags", "severities"):
+            assert (root / "browse" / index / "index.html").is_file()
+        listing = (root / "browse/project/example-org/servekit/index.html").read_text(encoding="utf-8")
+        assert listing.count('class="errdex-entry"') == 4
+        assert "Cannot allocate {} KV cache blocks: out of GPU memory" in listing and "errdex-severity--critical" in listing
+        tag = (root / "browse/tag/memory/index.html").read_text(encoding="utf-8")
+        assert tag.count('class="errdex-entry"') == 2
+    sev = (built_site / "zh/browse/severities/index.html").read_text(encoding="utf-8")
+    assert "致命" in sev
+
+
+def test_home_pages_have_counts_and_search_box(built_site):
+    en = (built_site / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<strong>4</strong> errors", en) and "data-errdex-search-form" in en
+    assert "errdex_counts" not in en
+    zh = (built_site / "zh/index.html").read_text(encoding="utf-8")
+    assert re.search(r"<strong>4</strong> 个错误", zh) and '<html lang="zh"' in zh
+
+
+def test_error_pages_stay_out_of_nav(built_site):
+    home = (built_site / "index.html").read_text(encoding="utf-8")
+    assert "errors/demo/kv-cache-out-of-memory/" not in home
+
+
+def test_material_search_is_off_and_pagefind_per_language(built_site):
+    assert not (built_site / "search" / "search_index.json").exists()
+    entry = (built_site / "pagefind" / "pagefind-entry.json").read_text(encoding="utf-8")
+    assert '"en"' in entry and '"zh"' in entry
+
+
+def test_alias_redirect(built_site):
+    text = (built_site / "errors/demo-legacy-kv-oom/index.html").read_text(encoding="utf-8")
+    assert 'url=../demo/kv-cache-out-of-memory/' in text
+
+
+def test_no_broken_links_and_no_external_assets(built_site):
+    assert site_mod.check_links(built_site) == []
+    for html in built_site.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+        assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', text), html
+
+
+def test_sitemap_date_comes_from_the_data(built_site):
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    dates = set(re.findall(r"<lastmod>([^<]+)</lastmod>", sitemap))
+    assert dates <= {"2026-03-01"}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_are_identical(built_site, tmp_path):
+    out = tmp_path / "again"
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 0
+    first, second = _tree(built_site), _tree(out)
+    assert sorted(first) == sorted(second)
+    different = [name for name in first if first[name] != second[name]]
+    assert different == []
+
+
+def _previous_site(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("previous build", encoding="utf-8")
+    (out / "errors").mkdir()
+    (out / "errors" / "old.html").write_text("old page", encoding="utf-8")
+    return out, _tree(out)
+
+
+def _leftovers(parent: Path) -> list[str]:
+    return [p.name for p in parent.iterdir() if p.name.startswith(".site.")]
+
+
+def test_failed_checks_leave_previous_output(tmp_path, capsys):
+    out, before = _previous_site(tmp_path)
+    data = tmp_path / "data"
+    shutil.copytree(DATASET, data)
+    path = data / "demo" / "request-timeout.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("severity: error", "severity: fatal"), encoding="utf-8")
+    assert main(["build", "--out", str(out), "--data", str(data), "--quiet"]) == 1
+    assert _tree(out) == before and _leftovers(tmp_path) == []
+    assert "left as it was" in capsys.readouterr().err
+
+
+def test_failed_late_stage_leaves_previous_output(tmp_path, monkeypatch, capsys):
+    out, before = _previous_site(tmp_path)
+    monkeypatch.setattr(site_mod, "check_links", lambda site: ["index.html -> nowhere/"])
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 1
+    assert _tree(out) == before and _leftovers(tmp_path) == []
+    err = capsys.readouterr().err
+    assert "1 broken internal links" in err and "left as it was" in err
+
+
+def test_failed_mkdocs_leaves_previous_output(tmp_path, monkeypatch, capsys):
+    out, before = _previous_site(tmp_path)
+    docs = tmp_path / "docs"
+    shutil.copytree(site_mod.DOCS, docs)
+    (docs / "en" / "about.md").write_text("[broken](missing.md)\n", encoding="utf-8")  # strict mode refuses it
+    monkeypatch.setattr(site_mod, "DOCS", docs)
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 1
+    assert _tree(out) == before and _leftovers(tmp_path) == []
+    assert "mkdocs (en) exited" in capsys.readouterr().err
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 1
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_successful_build_replaces_previous_output(tmp_path):
+    out, _ = _previous_site(tmp_path)
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 0
+    assert not (out / "errors" / "old.html").exists() and (out / "errors" / FULL / "index.html").is_file()
+    assert _leftovers(tmp_path) == []
+
+
+def test_macros_are_opt_in_and_strict():
+    config = yaml.safe_load((site_mod.ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    macros = next(p["macros"] for p in config["plugins"] if isinstance(p, dict) and "macros" in p)
+    assert macros["render_by_default"] is False and macros["on_error_fail"] is True
+    assert "search" not in [p if isinstance(p, str) else next(iter(p)) for p in config["plugins"]]
+    assert config["theme"]["font"] is False
