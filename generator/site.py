@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -28,6 +29,7 @@ from typing import IO
 import yaml
 
 from . import render
+from .feeds import feed_files
 from .model import Record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,10 +57,22 @@ class Progress:
             self.stream.flush()
 
 
+def _config(config: Path = CONFIGS["en"]) -> dict:
+    return yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+
+
 def site_links(config: Path = CONFIGS["en"]) -> render.SiteLinks:
     """repo_url and edit_uri from mkdocs.yml, for the edit and report links on error pages."""
-    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    data = _config(config)
     return render.SiteLinks(repo_url=data.get("repo_url"), edit_uri=data.get("edit_uri"))
+
+
+def site_url() -> str:
+    """Where the site is published (mkdocs.yml `site_url`), for feeds and the sitemap's absolute URLs."""
+    url = str(_config().get("site_url") or "")
+    if not url.startswith(("http://", "https://")):
+        raise BuildError("mkdocs.yml needs site_url: the address the site is published at (feeds and sitemap use it)")
+    return url if url.endswith("/") else url + "/"
 
 
 def _check_output_dir(out: Path) -> None:
@@ -101,6 +115,7 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "site_dir": str(site_dir),
         "theme": {"custom_dir": str(OVERRIDES)},
         "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang)}},
+        "site_url": site_url() + render.lang_root(lang),
     }
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
@@ -161,6 +176,17 @@ def _run_pagefind(site: Path, work: Path, env: dict[str, str]) -> None:
     entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
+def _write_feeds(site: Path, records: list[Record]) -> None:
+    """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
+    pages = [render.page_url_of(p) for p in render.render_browse_pages(records, "en")]
+    pages += [render.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
+    for lang in render.LANGS:
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (site / render.lang_root(lang) / name).unlink(missing_ok=True)
+    for rel, text in feed_files(records, site_url(), pages).items():
+        (site / rel).write_text(text, encoding="utf-8")
+
+
 _REDIRECT = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{target}</title>
 <meta name="robots" content="noindex"><link rel="canonical" href="{href}">
@@ -189,8 +215,10 @@ _LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-def check_links(site: Path) -> list[str]:
-    """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve)."""
+def check_links(site: Path, base: str = "/") -> list[str]:
+    """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve).
+
+    `base` is the path the site is published under (from site_url): absolute links start with it."""
     files: set[str] = set()
     pages: list[str] = []
     for folder, _dirs, names in os.walk(site):
@@ -210,6 +238,8 @@ def check_links(site: Path) -> list[str]:
             if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
                 continue
             path = html.unescape(url).split("#", 1)[0].split("?", 1)[0]
+            if path.startswith(base) and base != "/":
+                path = "/" + path[len(base):]
             if not path:
                 continue
             key = (here, path)
@@ -295,8 +325,11 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
         if lang != "en":
             os.rename(sites[lang], site / render.lang_root(lang).rstrip("/"))
 
-    write_api(records, site / "api")
+    base = urllib.parse.urlparse(site_url()).path or "/"
+    write_api(records, site / "api", base=base)
     progress.say("wrote the JSON API")
+    _write_feeds(site, records)
+    progress.say("wrote the Atom feeds, sitemap.xml and llms.txt")
     n = _write_alias_redirects(site, records)
     if n:
         progress.say(f"wrote {n} alias redirects")
@@ -305,7 +338,7 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     _run_pagefind(site, work, env)
 
     progress.say("checking internal links ...")
-    broken = check_links(site)
+    broken = check_links(site, base)
     if broken:
         shown = "\n  ".join(broken[:50])
         more = f"\n  ... and {len(broken) - 50} more" if len(broken) > 50 else ""
