@@ -76,7 +76,7 @@ def _git_show(gitdir: Path, commit: str, path: str) -> str:
 def message_fragments(message: str) -> list[str]:
     """Literal pieces of a message template worth looking for (the text between `{}` placeholders), longest
     first, cut to 30 characters: code often splits one message over several string literals."""
-    parts = sorted((part.strip() for part in message.split("{}")), key=len, reverse=True)
+    parts = sorted((part.strip() for part in re.split(r"\{\}|\n", message)), key=len, reverse=True)
     return [part[:30] for part in parts if len(part) >= 12] or parts[:1]
 
 
@@ -117,6 +117,9 @@ def verify_record(raw: RawRecord, record: Record, sources: Sources) -> list[Find
     window = "\n".join(lines[s.start_line - 1 : s.line - 1 + RAISE_WINDOW])
     if fragments and fragments[0] and not any(fragment in window for fragment in fragments):
         message = f"lines {s.start_line}-{s.line + RAISE_WINDOW - 1} do not contain {fragments[0]!r} from the message"
+        elsewhere = next((n for n, text in enumerate(lines, 1) if any(f in text for f in fragments)), None)
+        if elsewhere is not None:
+            message += f"; the file has it at line {elsewhere} (if the message is defined apart from the raise, this is expected)"
         findings.append(make("SRC104", raw.path, "/source/line", message, raw.pos("/source/line")))
     return findings
 
