@@ -381,7 +381,11 @@ def pick(en: Any, zh: Any, lang: str, index: int | str | None = None) -> Text | 
         return None
     if index is not None:
         en = en[index]
-        zh = zh[index] if zh is not None else None
+        # A translation list of the wrong length (a TRN002 finding) shows the English, marked, not a crash.
+        try:
+            zh = zh[index] if zh is not None else None
+        except (IndexError, KeyError):
+            zh = None
     if lang == "zh":
         if zh is not None:
             return Text(clean(zh))

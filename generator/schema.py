@@ -25,6 +25,17 @@ class _RecordSchema(GenerateJsonSchema):
     def nullable_schema(self, schema: Any) -> dict[str, Any]:
         return self.generate_inner(schema["schema"])
 
+    def dict_schema(self, schema: Any) -> dict[str, Any]:
+        # pydantic writes a constrained key as patternProperties, which lets any other key through unchecked;
+        # say it as propertyNames + additionalProperties, so that a bad key is an error here as in the model.
+        result = super().dict_schema(schema)
+        patterns = result.pop("patternProperties", None)
+        if patterns:
+            ((pattern, values),) = patterns.items()
+            result["propertyNames"] = {**result.get("propertyNames", {}), "pattern": pattern}
+            result["additionalProperties"] = values
+        return result
+
     def default_schema(self, schema: Any) -> dict[str, Any]:
         result = super().default_schema(schema)
         if result.get("default", ...) in (None, [], {}):

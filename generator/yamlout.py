@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -13,8 +14,18 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+# Characters that YAML 1.1 reads as line breaks or cannot show in a plain or block scalar: such text is written
+# double-quoted with escapes, so that it reads back exactly as it was.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+
+
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if _UNSAFE.search(value):
+        style = '"'
+    elif "\n" in value:
+        style = "|"
+    else:
+        style = None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
