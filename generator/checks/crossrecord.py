@@ -58,6 +58,19 @@ def references_resolve(records: list[RawRecord]) -> Iterator[Finding]:
 
 
 @dataset_check
+def related_records_are_live(records: list[RawRecord]) -> Iterator[Finding]:
+    known = _canonical(records)
+    successors = {get(raw.data, "id", kind=str): get(raw.data, "superseded_by", kind=str) for raw in records}
+    for raw in records:
+        for rel in ("leads_to", "preceded_by", "confused_with"):
+            for i, target in strings(raw.data, "related", rel):
+                successor = successors.get(known.get(target))
+                if successor is not None:
+                    pointer = f"/related/{rel}/{i}"
+                    yield make("XRC004", raw.path, pointer, f"{target!r} is retired in favour of {successor!r}", raw.pos(pointer))
+
+
+@dataset_check
 def no_supersede_cycles(records: list[RawRecord]) -> Iterator[Finding]:
     known = _canonical(records)
     successor = {}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+import unicodedata
 from collections.abc import Iterator
 
 from ..findings import Finding, make
-from ..load import RawRecord
+from ..load import RawRecord, pointer_escape
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")
@@ -60,3 +62,28 @@ def no_self_reference(raw: RawRecord) -> Iterator[Finding]:
             yield make("REC005", raw.path, f"/aliases/{i}", "an alias equals the record's own id", raw.pos(f"/aliases/{i}"))
     if get(raw.data, "superseded_by", kind=str) == record_id:
         yield make("REC005", raw.path, "/superseded_by", "the record is superseded by itself", raw.pos("/superseded_by"))
+
+
+# Invisible and direction-changing characters let a record show one text and mean another (an id that looks
+# like another's, a message whose parts render in a different order). Real error text does not need them.
+_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+
+
+def _strings(value, pointer=""):
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from _strings(child, f"{pointer}/{pointer_escape(str(key))}")
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _strings(child, f"{pointer}/{i}")
+
+
+@record_check
+def no_hidden_characters(raw: RawRecord) -> Iterator[Finding]:
+    for pointer, text in _strings(raw.data):
+        found = _HIDDEN.search(text)
+        if found:
+            message = f"U+{ord(found.group()):04X} ({unicodedata.name(found.group(), 'format character')}) at offset {found.start()}"
+            yield make("REC006", raw.path, pointer, message, raw.pos(pointer))
