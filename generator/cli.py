@@ -62,6 +62,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--root", type=Path, default=DATA_ROOT, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_verify_sources)
 
+    p = sub.add_parser("match", help="find the known errors in a log or traceback, ranked, with the records' pages")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the log to read; - or nothing for standard input")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best records (default: 10)")
+    p.add_argument("--index", type=Path, default=None, metavar="MATCH_JSON", help="match with the patterns of an API match.json instead of the records")
+    p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.set_defaults(func=cmd_match)
+
     p = sub.add_parser("schema", help="print the record JSON Schema, or write it to schema/error.schema.json")
     p.add_argument("--write", action="store_true", help="write schema/error.schema.json instead of printing")
     p.set_defaults(func=cmd_schema)
@@ -71,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .pipeline import check
 
-    result = check(args.paths or None, args.root, args.strict)
+    result = check(args.paths or None, args.root, args.strict, models=False)
     sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
     return 1 if result.failed else 0
 
@@ -184,6 +192,45 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
             note += f", {skipped} not checked (no --git for their repository{'' if args.online else ' and --online not set'})"
         print(note)
     return 1 if fails(findings, args.strict) else 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from .match import FORMATS, Matcher, load_index, patterns_from_records
+
+    if args.top < 1:
+        sys.stderr.write("errdex match: --top wants a number of at least 1\n")
+        return 2
+    if args.index is not None:
+        try:
+            patterns = load_index(args.index)
+        except (OSError, ValueError) as exc:
+            sys.stderr.write(f"errdex match: cannot read {args.index}: {exc}\n")
+            return 2
+    else:
+        from .pipeline import check
+
+        result = check([args.data], args.data)
+        if result.failed:
+            sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
+            sys.stderr.write("errdex match: the records do not pass validation; fix them or pass --index\n")
+            return 2
+        patterns = patterns_from_records(result.records)
+    matcher = Matcher(patterns)
+    source = "standard input" if args.file == "-" else args.file
+    try:
+        if args.file == "-":
+            hits = list(matcher.scan(sys.stdin.buffer))
+        else:
+            with open(args.file, "rb") as stream:
+                hits = list(matcher.scan(stream))
+    except OSError as exc:
+        sys.stderr.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
+        return 2
+    for pid, why in matcher.skipped:
+        sys.stderr.write(f"errdex match: skipped {pid}: {why}\n")
+    results = matcher.rank(hits)
+    sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
+    return 0 if results else 1
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -62,6 +62,8 @@ _ALL = [
     Code("RGX002", "example-not-matched", "error", "the pattern must find every example message: widen the pattern or correct the example"),
     Code("RGX003", "counter-example-matched", "error", "the pattern must not find any counter-example: make the pattern more specific"),
     Code("RGX004", "no-examples", "warning", "add at least one real instance of the error under error.examples, with its values filled in"),
+    Code("RGX005", "unportable-regex", "error", "write the pattern in the subset RE2 and JavaScript share (no look-around, back-references, named groups, inline flags other than a leading (?i), \\A \\z \\Q); the message names the construct and its portable spelling"),
+    Code("RGX006", "pattern-too-broad", "error", "anchor the pattern on the message's fixed words (at least 4 literal characters every match contains, e.g. `Failed to allocate (\\d+) blocks`), not on `.*` or `\\w+` alone"),
     Code("SRC001", "snippet-line-count", "error", "the snippet must hold exactly end_line - start_line + 1 lines; re-copy it from the file at the pinned commit"),
     Code("SRC002", "raise-line-outside", "error", "source.line must lie within start_line..end_line (and start_line <= end_line)"),
     Code("SRC003", "snippet-too-long", "error", "quote at most 40 lines around the raise"),

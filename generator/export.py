@@ -136,7 +136,15 @@ def title(record: Record) -> str:
 
 
 def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str, Any]:
-    """One pattern of `match.json`: enough to match a log line offline and link to the answer."""
+    """One pattern of `match.json`: enough to match a log line offline and link to the answer.
+
+    Besides the pattern as written, it carries what generator.portable derives from it: the pattern for
+    JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
+    them; lower-cased when js_flags has `i`) for a prefilter, and `specificity` (literal characters) for ranking.
+    """
+    from .portable import analyse
+
+    analysis = analyse(record.error.regex)
     entry: dict[str, Any] = {
         "id": record.id,
         "regex": record.error.regex,
@@ -145,6 +153,10 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         "repo": record.repo,
         "title": title(record),
         "html": links.html(record.id),
+        "js_source": analysis.js_source,
+        "js_flags": analysis.js_flags,
+        "literals": analysis.literals,
+        "specificity": analysis.specificity,
     }
     if record.error.exception_class is not None:
         entry["exception_class"] = record.error.exception_class

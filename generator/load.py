@@ -37,12 +37,19 @@ class RawRecord:
     data: dict[str, Any]
     text: str = ""
     id_from_path: str | None = None
+    file: str = ""
 
     @functools.cached_property
     def node(self) -> yaml.Node | None:
         """The parsed node tree, made again only when a finding needs a position (keeping 10,000 trees
-        alive would cost memory and make the garbage collector crawl)."""
-        return yaml.compose(self.text, Loader=_BaseLoader) if self.text else None
+        alive would cost memory and make the garbage collector crawl). Without the text, the file is read again."""
+        text = self.text
+        if not text and self.file:
+            try:
+                text = Path(self.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+        return yaml.compose(text, Loader=_BaseLoader) if text else None
 
     def pos(self, pointer: str, key: bool = False) -> tuple[int, int]:
         """(line, col), 1-based, of the value at `pointer` (or of its key), else of the nearest parent."""
@@ -251,7 +258,7 @@ def load_file(path: Path, display: str | None = None, root: Path | None = None) 
     data, _, findings = parse_text(text, shown)
     if data is None:
         return None, findings
-    return RawRecord(shown, data, text, id_for_path(path, root)), []
+    return RawRecord(shown, data, text, id_for_path(path, root), str(path)), []
 
 
 def record_files(paths: list[Path]) -> list[Path]:
@@ -267,9 +274,14 @@ def record_files(paths: list[Path]) -> list[Path]:
 
 def load_records(paths: list[Path], root: Path | None = None) -> tuple[list[RawRecord], list[Finding]]:
     """Load every record file under `paths`; collect all findings rather than stopping at the first."""
+    return load_files(record_files(paths), root)
+
+
+def load_files(files: list[Path], root: Path | None = None) -> tuple[list[RawRecord], list[Finding]]:
+    """Load these record files, in order; collect all findings rather than stopping at the first."""
     records: list[RawRecord] = []
     findings: list[Finding] = []
-    for path in record_files(paths):
+    for path in files:
         record, found = load_file(path, _display(path), root)
         findings.extend(found)
         if record is not None:

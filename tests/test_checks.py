@@ -78,3 +78,13 @@ def test_yaml_11_surprises_become_schema_findings(tmp_path: Path) -> None:
         ("SCH003", "/versions/0/introduced", 9),
     ]
     assert "quotes" in findings[0].hint and "0.1" in findings[0].hint
+
+
+def test_parallel_and_serial_checks_agree(monkeypatch) -> None:
+    import generator.pipeline as pipeline
+
+    serial = check([INVALID])
+    monkeypatch.setattr(pipeline, "PARALLEL_FROM", 2)
+    parallel = pipeline.check([INVALID])
+    assert parallel.findings == serial.findings
+    assert [r.path for r in parallel.raws] == [r.path for r in serial.raws]

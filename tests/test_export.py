@@ -155,6 +155,10 @@ def test_index_and_match_entries_of_the_small_records():
         "title": 'What causes "Fixture pool exhausted: {} wanted" in example-org/fixture-engine?',
         "html": "/errors/zz-fixture/live-thing/",
         "exception_class": "FixtureError",
+        "js_source": r"Fixture pool exhausted: (\d+) wanted",
+        "js_flags": "u",
+        "literals": ["Fixture pool exhausted: "],
+        "specificity": 31,
     }
     assert "exception_class" not in match["patterns"][0]
     assert match["patterns"][2]["superseded_by"] == "zz-fixture/live-thing"

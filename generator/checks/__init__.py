@@ -53,8 +53,8 @@ def strings(data: Any, *keys: str) -> Iterator[tuple[int, str]]:
             yield i, item
 
 
-def run_checks(records: list[RawRecord]) -> list[Finding]:
-    """All findings for these records: schema, per-record checks, then dataset checks."""
+def check_each(records: list[RawRecord]) -> list[Finding]:
+    """Findings that each record earns on its own: the schema, then every per-record check."""
     from . import crossrecord, record, regex, schema, source, translation  # noqa: F401  (registers the checks)
 
     findings: list[Finding] = []
@@ -62,6 +62,19 @@ def run_checks(records: list[RawRecord]) -> list[Finding]:
         findings.extend(schema.check_schema(raw))
         for check in RECORD_CHECKS:
             findings.extend(check(raw))
+    return findings
+
+
+def check_across(records: list[RawRecord]) -> list[Finding]:
+    """Findings across the dataset (ids, references, supersede chains)."""
+    from . import crossrecord  # noqa: F401
+
+    findings: list[Finding] = []
     for check in DATASET_CHECKS:
         findings.extend(check(records))
     return findings
+
+
+def run_checks(records: list[RawRecord]) -> list[Finding]:
+    """All findings for these records: schema, per-record checks, then dataset checks."""
+    return check_each(records) + check_across(records)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -82,6 +83,10 @@ def _strings(value, pointer=""):
 
 @record_check
 def no_hidden_characters(raw: RawRecord) -> Iterator[Finding]:
+    # One scan of the record's values decides (not of the file text: YAML may spell the character as an
+    # escape); only a record that has such a character is walked to find where.
+    if not _HIDDEN.search(json.dumps(raw.data, ensure_ascii=False)):
+        return
     for pointer, text in _strings(raw.data):
         found = _HIDDEN.search(text)
         if found:

@@ -1,4 +1,5 @@
-"""RGX: the pattern compiles (in RE2, linear time) and tells examples from counter-examples."""
+"""RGX: the pattern is portable (RE2 and JavaScript), compiles in RE2 (linear time), is specific, and tells
+examples from counter-examples."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ import re2
 
 from ..findings import Finding, make
 from ..load import RawRecord
+from ..portable import analyse
 from . import get, record_check, strings
+from .ordinary import ORDINARY_LINES
+
+ORDINARY_TEXT = "\n".join(ORDINARY_LINES)
+
+# Every match must contain a fixed text at least this long: it is what makes a pattern specific, and what the
+# matcher's literal prefilter looks for.
+MIN_LITERAL = 4
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
@@ -35,11 +44,23 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
     pattern = get(raw.data, "error", "regex", kind=str)
     if pattern is None:
         return
+    analysis = analyse(pattern)
+    pos = lambda: raw.pos("/error/regex")  # noqa: E731  (positions cost a re-parse: only when there is a finding)
+    if analysis.problems:
+        for p in analysis.problems:
+            yield make("RGX005", raw.path, "/error/regex", f"the pattern uses {p.construct} at position {p.pos}, which RE2 and JavaScript do not share", pos(), hint=p.hint)
+        return
     problem = compile_error(pattern)
     if problem is not None:
-        yield make("RGX001", raw.path, "/error/regex", f"the pattern does not compile: {problem}", raw.pos("/error/regex"))
+        yield make("RGX001", raw.path, "/error/regex", f"the pattern does not compile: {problem}", pos())
+        return
+    if analysis.broken:  # RE2 accepts what our scanner could not follow: refuse rather than guess
+        yield make("RGX005", raw.path, "/error/regex", "the pattern could not be checked for portability", pos(), hint="simplify the pattern: plain text, escapes, classes, groups and quantifiers")
         return
     compiled = compile_pattern(pattern)
+    broad = too_broad(pattern, analysis.literals)
+    if broad is not None:
+        yield make("RGX006", raw.path, "/error/regex", broad, pos())
     examples = list(strings(raw.data, "error", "examples"))
     if not examples and isinstance(raw.data.get("error"), dict):
         yield make("RGX004", raw.path, "/error/examples", "the record has no example messages", raw.pos("/error", key=True))
@@ -51,3 +72,20 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
         if compiled.search(text) is not None:
             pointer = f"/error/counter_examples/{i}"
             yield make("RGX003", raw.path, pointer, f"the pattern matches counter-example {i}", raw.pos(pointer))
+
+
+def too_broad(pattern: str, literals: list[str]) -> str | None:
+    """Why the pattern would match almost anything, or None. `literals` is its prefilter (generator.portable)."""
+    compiled = compile_pattern(pattern)
+    if compiled.search("") is not None:
+        return "the pattern matches the empty string, so it matches every line"
+    if not literals or min(len(s) for s in literals) < MIN_LITERAL:
+        shown = " or ".join(repr(s) for s in literals) or "none"
+        return f"every match need only contain {shown}: the pattern has no fixed text of {MIN_LITERAL} or more characters"
+    # One search over the whole corpus finds any line the pattern matches (patterns without ^ or $ match the
+    # same within a line as within the text); only a hit, or an anchored pattern, needs the lines one by one.
+    if "^" in pattern or "$" in pattern or compiled.search(ORDINARY_TEXT) is not None:
+        for line in ORDINARY_LINES:
+            if compiled.search(line) is not None:
+                return f"the pattern matches ordinary text that holds no error: {line!r}"
+    return None

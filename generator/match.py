@@ -1,0 +1,441 @@
+"""Error text -> records: find the errors a log or traceback contains, rank them, and say why.
+
+The same patterns serve the CLI (`errdex match`), the API (`/api/match.json`) and the site's matcher page.
+
+How a log is read, so that any size runs in bounded memory and linear time:
+  - the input is read in binary blocks; complete lines are scanned a block at a time, and a line longer than
+    `max_line` bytes is scanned in windows of that size that overlap by `overlap` bytes (a match is found when
+    it fits in one window; each is reported once);
+  - a literal prefilter runs first: every portable pattern has fixed strings one of which every match contains
+    (generator.portable); one RE2 set of all of them (a DFA, one pass over a block) says which occur in a
+    block, `bytes.find` locates them, and the lines that hold them are the only ones worth a closer look;
+  - on such a line only the patterns whose literals it holds run, with RE2.
+Patterns never run in Python's `re` (a hostile or careless pattern could backtrack for hours); RE2 is linear.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import re2
+
+from .portable import analyse
+
+MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
+OVERLAP = 4096  # bytes two windows of an overlong line share
+BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
+EXCERPT = 160  # characters of context kept on each side of a match in a long line
+MAX_VALUE = 500  # characters of a captured value kept
+# The prefilter looks for at most this many characters of each literal: RE2's automaton for thousands of long
+# literals outgrows its memory budget and falls back to a slow engine; 16 keeps it a fast DFA (>400 MB/s).
+PREFILTER_CHARS = 16
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+_BIG = re2.Options()  # thousands of literals in one automaton need a larger DFA budget than RE2's default 8 MiB
+_BIG.log_errors = False
+_BIG.max_mem = 256 << 20
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One record as the matcher needs it."""
+
+    id: str
+    regex: str
+    message: str
+    title: str
+    url: str
+    repo: str = ""
+    exception_class: str | None = None
+    superseded_by: str | None = None
+    # Derived from `regex` by generator.portable; an index (match.json) carries them, else they are computed.
+    literals: tuple[str, ...] | None = None
+    ignore_case: bool = False
+    specificity: int | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One pattern found on one line."""
+
+    pattern: int  # index into Matcher.patterns
+    line: int  # 1-based line number
+    column: int  # 1-based character column of the match in the whole line
+    text: str  # the line, or an excerpt around the match when the line is long
+    span: tuple[int, int]  # the match, as character offsets into `text`
+    groups: tuple[str | None, ...]
+    exception_on_line: bool
+
+
+@dataclass
+class Result:
+    """One record found in the log: its first hit, how often it occurred, and its score with the reasons."""
+
+    pattern: Pattern
+    first: Hit
+    occurrences: int = 1
+    lines: list[int] = field(default_factory=list)
+    score: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def filled_message(self) -> str:
+        return fill_message(self.pattern.message, self.first.groups)
+
+
+def fill_message(message: str, groups: Iterable[str | None]) -> str:
+    """The message template with its `{}` placeholders filled in by the captured groups, in order; a
+    placeholder with no group (or a group that did not take part) stays `{}`."""
+    values = list(groups)
+    parts = message.split("{}")
+    out = [parts[0]]
+    for i, part in enumerate(parts[1:]):
+        value = values[i] if i < len(values) else None
+        out.append("{}" if value is None else value)
+        out.append(part)
+    return "".join(out)
+
+
+def patterns_from_records(records: Iterable[Any], base: str = "/") -> list[Pattern]:
+    """Patterns of checked records (generator.model.Record)."""
+    from .export import Links, title
+
+    links = Links(base)
+    return [
+        Pattern(r.id, r.error.regex, r.error.message, title(r), links.html(r.id), r.repo, r.error.exception_class, r.superseded_by)
+        for r in records
+    ]
+
+
+def patterns_from_index(doc: Any) -> list[Pattern]:
+    """Patterns of a `match.json` document (the API's shape); entries without the needed strings are skipped."""
+    out = []
+    entries = doc.get("patterns") if isinstance(doc, dict) else None
+    for e in entries if isinstance(entries, list) else []:
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("id", "regex", "message")):
+            continue
+        opt = {k: e[k] if isinstance(e.get(k), str) else None for k in ("exception_class", "superseded_by")}
+        title = e["title"] if isinstance(e.get("title"), str) else f'What causes "{e["message"]}"?'
+        url = e["html"] if isinstance(e.get("html"), str) else f"/errors/{e['id']}/"
+        repo = e["repo"] if isinstance(e.get("repo"), str) else ""
+        lits, spec = e.get("literals"), e.get("specificity")
+        derived: dict[str, Any] = {}
+        if isinstance(lits, list) and all(isinstance(x, str) and x for x in lits) and isinstance(spec, int) and isinstance(e.get("js_flags"), str):
+            derived = {"literals": tuple(lits), "ignore_case": "i" in e["js_flags"], "specificity": spec}
+        out.append(Pattern(e["id"], e["regex"], e["message"], title, url, repo, **opt, **derived))
+    return out
+
+
+def load_index(path: Path) -> list[Pattern]:
+    return patterns_from_index(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _boundary(data: bytes, n: int) -> int:
+    """`n`, moved back (at most 3 bytes) so that it does not split a UTF-8 sequence."""
+    for _ in range(3):
+        if 0 < n < len(data) and 0x80 <= data[n] < 0xC0:
+            n -= 1
+    return n
+
+
+class Matcher:
+    """Compiled patterns plus their prefilter. Build once, then `scan` any number of inputs."""
+
+    def __init__(self, patterns: list[Pattern], *, max_line: int = MAX_LINE, overlap: int = OVERLAP, block: int = BLOCK):
+        self.max_line, self.overlap, self.block = max_line, overlap, block
+        self.patterns: list[Pattern] = []
+        self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
+        self.compiled: list[Any] = []  # compiled on first use: most patterns never meet a candidate line
+        self.specificity: list[int] = []
+        self.anchored: list[bool] = []
+        self.always: list[int] = []
+        self.full_literals: list[tuple[bytes, ...]] = []  # whole literals (the prefilter sees only their start)  # patterns without a literal: tried on every line (slow; the checks refuse them)
+        literal_index: dict[str, int] = {}
+        self.literal_finders: list[tuple[bytes, Any]] = []  # how to locate each literal: bytes, or an RE2 (?i:)
+        self.literal_patterns: list[list[int]] = []
+        for p in patterns:
+            if p.literals is None or p.specificity is None:
+                a = analyse(p.regex)
+                literals, ignore_case, specificity = (() if a.broken else tuple(a.literals)), a.ignore_case, a.specificity
+            else:
+                literals, ignore_case, specificity = p.literals, p.ignore_case, p.specificity
+            index = len(self.patterns)
+            self.patterns.append(p)
+            self.compiled.append(None)
+            self.specificity.append(specificity)
+            self.full_literals.append(() if ignore_case else tuple(x.encode("utf-8") for x in literals))
+            body = p.regex[4:] if p.regex.startswith("(?i)") else p.regex
+            self.anchored.append(body.startswith("^") or (body.endswith("$") and not body.endswith("\\$")))
+            if not literals:
+                self.always.append(index)
+                continue
+            for lit in literals:
+                lit = lit[:PREFILTER_CHARS]
+                key = f"(?i:{re2.escape(lit)})" if ignore_case else re2.escape(lit)
+                if key not in literal_index:
+                    literal_index[key] = len(self.literal_patterns)
+                    self.literal_patterns.append([])
+                    self.literal_finders.append((lit.encode("utf-8"), re2.compile(key, _OPTIONS) if ignore_case else None))
+                self.literal_patterns[literal_index[key]].append(index)
+        self.literal_set = None
+        for index in self.always:  # these run on every line: find the broken ones now
+            self._compiled(index)
+        if literal_index:
+            self.literal_set = re2.Set.SearchSet(_BIG)
+            for key in literal_index:  # insertion order: the set's indices are literal_patterns' indices
+                self.literal_set.Add(key)
+            self.literal_set.Compile()
+
+    def _compiled(self, index: int) -> Any:
+        """The pattern compiled with RE2, or False when it does not compile (noted in `skipped`)."""
+        compiled = self.compiled[index]
+        if compiled is None:
+            try:
+                compiled = re2.compile(self.patterns[index].regex, _OPTIONS)
+            except re2.error as exc:
+                detail = exc.args[0] if exc.args else exc
+                detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+                self.skipped.append((self.patterns[index].id, f"does not compile in RE2: {detail}"))
+                compiled = False
+            self.compiled[index] = compiled
+        return compiled
+
+    # -- scanning --------------------------------------------------------------------------------------------
+    def scan(self, stream: IO[bytes]) -> Iterator[Hit]:
+        """Every hit in a binary stream, in order of lines."""
+        line_no, col, carry = 1, 0, b""
+        self.bytes_read = 0
+        self.lines_read = 0
+        while True:
+            chunk = stream.read(self.block)
+            if not chunk:
+                break
+            self.bytes_read += len(chunk)
+            data = carry + chunk if carry else chunk
+            end = data.rfind(b"\n") + 1
+            if end:
+                yield from self._block(data[:end] if end < len(data) else data, line_no, col)
+                line_no += data.count(b"\n", 0, end)
+                col = 0
+                carry = data[end:]
+            else:
+                carry = data
+            while len(carry) > self.max_line:  # an overlong line: scan a window, keep its tail for the next
+                cut = _boundary(carry, self.max_line)
+                keep = _boundary(carry, cut - self.overlap)
+                yield from self._block(carry[:cut], line_no, col, accept=keep)
+                col += len(carry[:keep].decode("utf-8", "replace"))
+                carry = carry[keep:]
+        if carry:
+            yield from self._block(carry, line_no, col)
+            line_no += 1
+        self.lines_read = line_no - 1
+
+    def scan_text(self, text: str) -> list[Hit]:
+        import io
+
+        return list(self.scan(io.BytesIO(text.encode("utf-8"))))
+
+    def _block(self, block: bytes, line_no: int, col: int, accept: int | None = None) -> Iterator[Hit]:
+        """Hits in `block` (whole lines, except that the first may continue an overlong line whose first
+        `col` characters were scanned before, and the last may go on in the next window: of that line only
+        matches starting before byte `accept` are reported)."""
+        candidates: Iterable[tuple[int, int, set[int]]]
+        if self.always:
+            found = dict(((s, e), lits) for s, e, lits in self._prefiltered(block))
+            starts = [0] + [i + 1 for i in _find_all(block, b"\n")]
+            ends = [s - 1 for s in starts[1:]] + [len(block)]
+            candidates = ((s, e, found.get((s, e), set())) for s, e in zip(starts, ends) if s < len(block))
+        elif self.literal_set is not None:
+            candidates = self._prefiltered(block)
+        else:
+            return
+        counted, current = 0, line_no
+        for start, end, literals in candidates:
+            current += block.count(b"\n", counted, start)
+            counted = start
+            line = block[start:end]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            limit = accept - start if accept is not None and end == len(block) else None
+            yield from self._line(line, literals, current, col if start == 0 else 0, limit)
+
+    def _prefiltered(self, block: bytes) -> list[tuple[int, int, set[int]]]:
+        """(start, end, literal ids) of each line of `block` that holds at least one literal, in order."""
+        if self.literal_set is None:
+            return []
+        present = self.literal_set.Match(block)
+        if not present:
+            return []
+        lines: dict[int, tuple[int, set[int]]] = {}
+        for li in present:
+            for pos in self._occurrences(li, block):
+                start = block.rfind(b"\n", 0, pos) + 1
+                entry = lines.get(start)
+                if entry is None:
+                    end = block.find(b"\n", pos)
+                    lines[start] = entry = (len(block) if end < 0 else end, set())
+                entry[1].add(li)
+        return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
+
+    def _occurrences(self, li: int, block: bytes) -> Iterator[int]:
+        literal, folded = self.literal_finders[li]
+        if folded is None:
+            yield from _find_all(block, literal)
+        else:
+            pos = 0
+            while (m := folded.search(block, pos)) is not None:
+                yield m.start()
+                pos = m.start() + 1
+
+    def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
+        candidates: set[int] = set(self.always)
+        for li in literals:
+            candidates.update(self.literal_patterns[li])
+        if not candidates:
+            return
+        text = line.decode("utf-8", "replace")
+        limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+        for pi in sorted(candidates):
+            full = self.full_literals[pi]
+            if full and not any(x in line for x in full):
+                continue  # the line holds the start of a literal, not all of it
+            compiled = self._compiled(pi)
+            m = compiled.search(text) if compiled else None
+            if m is None or (limit_chars is not None and m.start() >= limit_chars):
+                continue
+            s, e = m.span()
+            lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
+            hi = min(len(text), max(e, s + 1) + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
+            groups = tuple(None if g is None else g[:MAX_VALUE] for g in m.groups())
+            exc = self.patterns[pi].exception_class
+            on_line = bool(exc) and exc.rsplit(".", 1)[-1].rsplit(":", 1)[-1] in text
+            yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
+
+    # -- ranking ---------------------------------------------------------------------------------------------
+    def rank(self, hits: Iterable[Hit]) -> list[Result]:
+        """One result per record, best first: score (specificity, exception class on the line, anchoring,
+        repetition), then the earliest line, then the id."""
+        results: dict[int, Result] = {}
+        for hit in hits:
+            r = results.get(hit.pattern)
+            if r is None:
+                results[hit.pattern] = Result(self.patterns[hit.pattern], hit, 1, [hit.line])
+            else:
+                r.occurrences += 1
+                if len(r.lines) < 20:
+                    r.lines.append(hit.line)
+                if hit.exception_on_line and not r.first.exception_on_line:
+                    r.first = hit  # a hit with its exception class named is the better one to show
+        for pi, r in results.items():
+            spec = self.specificity[pi]
+            r.score = spec
+            r.reasons = [f"specificity {spec}: the pattern spells out {spec} literal characters"]
+            if r.first.exception_on_line:
+                r.score += 25
+                r.reasons.append(f"+25: the exception class {r.pattern.exception_class} is on the line")
+            if self.anchored[pi]:
+                r.score += 5
+                r.reasons.append("+5: the pattern is anchored (^ or $)")
+            if r.occurrences > 1:
+                bonus = min(r.occurrences - 1, 10)
+                r.score += bonus
+                r.reasons.append(f"+{bonus}: found {r.occurrences} times")
+            if r.pattern.superseded_by:
+                r.score -= 50
+                r.reasons.append(f"-50: retired in favour of {r.pattern.superseded_by}")
+        ranked = sorted(results.values(), key=lambda r: (-r.score, r.first.line, r.pattern.id))
+        by_line: dict[int, int] = {}
+        for n, r in enumerate(ranked, 1):
+            if r.first.line in by_line:
+                r.reasons.append(f"on the same line as #{by_line[r.first.line]}, which is more specific")
+            else:
+                by_line[r.first.line] = n
+        return ranked
+
+
+def _find_all(data: bytes, needle: bytes) -> Iterator[int]:
+    i = data.find(needle)
+    while i >= 0:
+        yield i
+        i = data.find(needle, i + 1)
+
+
+# -- output ------------------------------------------------------------------------------------------------------
+def result_json(rank: int, r: Result) -> dict[str, Any]:
+    h = r.first
+    return {
+        "rank": rank,
+        "id": r.pattern.id,
+        "title": r.pattern.title,
+        "url": r.pattern.url,
+        "line": h.line,
+        "column": h.column,
+        "text": h.text,
+        "span": list(h.span),
+        "match": h.text[h.span[0]:h.span[1]],
+        "values": list(h.groups),
+        "message": r.filled_message,
+        "occurrences": r.occurrences,
+        "lines": r.lines,
+        "score": r.score,
+        "why": r.reasons,
+        **({"superseded_by": r.pattern.superseded_by} if r.pattern.superseded_by else {}),
+    }
+
+
+def format_json(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
+    body = {
+        "source": source,
+        "lines": lines,
+        "bytes": size,
+        "found": len(results),
+        "results": [result_json(i, r) for i, r in enumerate(results[:top], 1)],
+    }
+    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() or c == " " else "\ufffd" for c in text)
+
+
+def format_text(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
+    out = []
+    for i, r in enumerate(results[:top], 1):
+        h = r.first
+        text = _printable(h.text)
+        s, e = h.span
+        out.append(f"{i}. {r.pattern.id}  (score {r.score})")
+        out.append(f"   {r.pattern.title}")
+        where = f"line {h.line}, col {h.column}"
+        out.append(f"   {where}: {text}")
+        out.append("   " + " " * (_width(where) + 2 + _width(text[:s])) + "^" * max(1, _width(text[s:e])))
+        values = [v for v in h.groups if v is not None]
+        if values:
+            out.append(f"   values: {', '.join(_printable(v) for v in values)}")
+            out.append(f"   message: {_printable(r.filled_message)}")
+        if r.occurrences > 1:
+            shown = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
+            out.append(f"   found {r.occurrences} times, on lines {shown}")
+        out.append(f"   page: {r.pattern.url}")
+        out.append(f"   why: {'; '.join(r.reasons)}")
+        out.append("")
+    more = f" (showing {top})" if len(results) > top else ""
+    if results:
+        out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {lines} lines, {size} bytes")
+    else:
+        out.append(f"no known error found in {source}: {lines} lines, {size} bytes")
+    return "\n".join(out) + "\n"
+
+
+FORMATS = {"text": format_text, "json": format_json}

@@ -1,0 +1,157 @@
+/* errdex matcher, the page: paste a log or traceback, see the known errors it contains.
+ *
+ * Matching runs in a Web Worker (errdex-match-worker.js) from the site's own /api/match.json, so nothing
+ * leaves the browser and a huge paste cannot freeze the page. Each request has a time budget inside the
+ * worker; a worker that does not answer within HARD_LIMIT_MS (a pathological pattern) is terminated and
+ * replaced. Results are built as DOM nodes with textContent: pasted text is never parsed as HTML.
+ *
+ * State for tests and the benchmark, on the root element: data-state (loading | ready | working | done |
+ * failed), data-input (length of the text the shown results are for), data-elapsed (worker milliseconds).
+ */
+(function () {
+  "use strict";
+  var root = document.querySelector("[data-errdex-matcher]");
+  if (!root || !window.Worker) return;
+  var area = root.querySelector("textarea");
+  var status = root.querySelector("[data-errdex-matcher-status]");
+  var list = root.querySelector("[data-errdex-matcher-results]");
+  var siteRoot = new URL(root.getAttribute("data-site-root"), document.baseURI);
+  var pageRoot = new URL(root.getAttribute("data-page-root"), document.baseURI);
+  var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
+  var indexUrl = new URL("api/match.json", siteRoot).href;
+  var BUDGET_MS = 1500;
+  var HARD_LIMIT_MS = 4000;
+  var SHOW = 20;
+
+  function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
+  function fmt(name, values) {
+    return msg(name).replace(/\{(\d)\}/g, function (_, i) { return String(values[Number(i)]); });
+  }
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function setState(state) { root.setAttribute("data-state", state); }
+
+  var worker = null, seq = 0, busy = false, pending = null, timer = null, sentLength = 0;
+
+  function start() {
+    worker = new Worker(workerUrl);
+    worker.onmessage = onMessage;
+    worker.postMessage({ type: "load", url: indexUrl });
+  }
+
+  function onMessage(event) {
+    var data = event.data || {};
+    if (data.type === "ready") {
+      setState("ready");
+      status.textContent = fmt("ready", [data.count]);
+      if (area.value) request(area.value);
+    } else if (data.type === "failed") {
+      setState("failed");
+      status.textContent = msg("failed");
+    } else if (data.type === "result" && data.seq === seq) {
+      clearTimeout(timer);
+      busy = false;
+      if (area.value.trim()) render(data);
+      root.setAttribute("data-elapsed", data.elapsed.toFixed(1));
+      root.setAttribute("data-input", String(sentLength));
+      setState("done");
+      if (pending !== null) { var text = pending; pending = null; request(text); }
+    }
+  }
+
+  function request(text) {
+    if (root.getAttribute("data-state") === "loading") return; // sent once the index is ready
+    if (busy) { pending = text; return; }
+    busy = true;
+    seq += 1;
+    sentLength = text.length;
+    setState("working");
+    worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS });
+    timer = setTimeout(function () {
+      // A pattern is taking too long: stop it the only way JavaScript allows, then start afresh.
+      worker.terminate();
+      busy = false;
+      pending = null;
+      list.textContent = "";
+      status.textContent = msg("timeout");
+      root.setAttribute("data-input", String(sentLength));
+      setState("loading");
+      start();
+    }, HARD_LIMIT_MS);
+  }
+
+  function pageUrl(id) { return new URL("errors/" + id + "/", pageRoot).href; }
+
+  function why(reason) {
+    switch (reason[0]) {
+      case "specificity": return fmt("why-specificity", [reason[1]]);
+      case "exception": return fmt("why-exception", [reason[1]]);
+      case "anchored": return msg("why-anchored");
+      case "repeated": return fmt("why-repeated", [reason[1], reason[2]]);
+      case "retired": return fmt("why-retired", [reason[1]]);
+      case "sameLine": return fmt("why-same-line", [reason[1]]);
+    }
+    return "";
+  }
+
+  function render(data) {
+    list.textContent = "";
+    var results = data.results;
+    results.slice(0, SHOW).forEach(function (r, i) {
+      var item = el("li", "errdex-matcher__result");
+      item.setAttribute("data-errdex-result", "");
+      item.setAttribute("data-id", r.id);
+      var head = el("p", "errdex-matcher__title");
+      var link = el("a", null, r.title);
+      link.href = pageUrl(r.id);
+      head.appendChild(link);
+      head.appendChild(el("span", "errdex-matcher__score", " " + fmt("score", [r.score])));
+      item.appendChild(head);
+      item.appendChild(el("p", "errdex-matcher__where", fmt("where", [r.line, r.column]) +
+        (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
+      var line = el("pre", "errdex-matcher__line");
+      var code = el("code");
+      code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
+      code.appendChild(el("mark", null, r.text.slice(r.span[0], r.span[1])));
+      code.appendChild(document.createTextNode(r.text.slice(r.span[1])));
+      line.appendChild(code);
+      item.appendChild(line);
+      var values = r.values.filter(function (v) { return v !== null; });
+      if (values.length) {
+        var dl = el("p", "errdex-matcher__values", msg("values") + " ");
+        values.forEach(function (v, k) {
+          if (k) dl.appendChild(document.createTextNode(", "));
+          dl.appendChild(el("code", null, v));
+        });
+        item.appendChild(dl);
+        item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
+      }
+      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.why.map(why).filter(Boolean).join("; ")));
+      list.appendChild(item);
+    });
+    var parts = [];
+    if (!results.length) parts.push(fmt("none", [data.lines]));
+    else parts.push(fmt(results.length === 1 ? "one" : "other", [results.length, data.lines]));
+    if (results.length > SHOW) parts.push(fmt("shown", [SHOW]));
+    if (data.cut) parts.push(msg("cut"));
+    if (data.stopped) parts.push(msg("stopped"));
+    status.textContent = parts.join(" ");
+  }
+
+  area.addEventListener("input", function () {
+    if (!area.value.trim()) {
+      list.textContent = "";
+      status.textContent = msg("idle");
+      root.setAttribute("data-input", "0");
+      if (!busy && root.getAttribute("data-state") !== "loading") setState("done");
+      return;
+    }
+    request(area.value);
+  });
+  status.textContent = msg("loading");
+  start();
+})();

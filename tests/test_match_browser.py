@@ -1,0 +1,121 @@
+"""The "Paste your error" page in headless Chromium, over the fixture site served from a real localhost server."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+TRACEBACK = """\
+INFO 01-02 03:04:05 server.py:10] serving on 0.0.0.0:8000
+Traceback (most recent call last):
+  File "/srv/servekit/engine.py", line 210, in step
+    blocks = self.cache.allocate(n)
+  File "/srv/servekit/cache.py", line 88, in allocate
+    raise CacheOOMError(f"Cannot allocate {n} KV cache blocks. out of GPU memory")
+servekit.CacheOOMError: Cannot allocate 512 KV cache blocks. out of GPU memory
+INFO 01-02 03:04:07 server.py:12] Request req-42 timed out after 30 seconds
+"""
+READY = "document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(built_site: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.problems = []
+    pg.on("console", lambda m: m.type == "error" and pg.problems.append(f"console: {m.text}"))
+    pg.on("pageerror", lambda e: pg.problems.append(f"pageerror: {e}"))
+    pg.on("request", lambda r: r.url.startswith(base_url) or pg.problems.append(f"external request: {r.url}"))
+    yield pg
+    context.close()
+
+
+def _paste(page, text: str) -> None:
+    page.wait_for_function(READY, timeout=15000)
+    page.fill("[data-errdex-matcher] textarea", text)
+    page.wait_for_function(
+        "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+        arg=len(text), timeout=15000)
+
+
+@pytest.mark.parametrize("path, lang_root", [("match/", ""), ("zh/match/", "zh/")])
+def test_pasting_a_traceback_shows_the_record_highlighted(page, base_url, path, lang_root):
+    page.goto(base_url + path)
+    _paste(page, TRACEBACK)
+    results = page.query_selector_all("[data-errdex-result]")
+    assert [r.get_attribute("data-id") for r in results] == ["demo/kv-cache-out-of-memory", "demo/request-timeout"]
+    first = results[0]
+    assert first.query_selector("mark").inner_text() == "Cannot allocate 512 KV cache blocks. out of GPU memory"
+    assert first.query_selector("pre").inner_text() == "servekit.CacheOOMError: Cannot allocate 512 KV cache blocks. out of GPU memory"
+    assert [c.inner_text() for c in first.query_selector_all(".errdex-matcher__values code")] == ["512"]
+    link = first.query_selector("a")
+    assert link.get_attribute("href") == f"{base_url}{lang_root}errors/demo/kv-cache-out-of-memory/"
+    assert "CacheOOMError" in first.inner_text()  # the reason it ranks first: its exception class is on the line
+    second = results[1]
+    assert [c.inner_text() for c in second.query_selector_all(".errdex-matcher__values code")] == ["req-42", "30"]
+    link.click()
+    page.wait_for_url(f"{base_url}{lang_root}errors/demo/kv-cache-out-of-memory/")
+    assert page.problems == []
+
+
+def test_nothing_known_says_so_and_the_page_stays_responsive_on_a_huge_paste(page, base_url):
+    page.goto(base_url + "match/")
+    _paste(page, "all quiet\n")
+    assert page.query_selector_all("[data-errdex-result]") == []
+    assert "No known error" in page.inner_text("[data-errdex-matcher-status]")
+    huge = ("INFO nothing to see here " * 40 + "\n") * 4000 + "Request r-1 timed out after 5 seconds\n"  # ~4 MB
+    page.wait_for_function(READY + " || document.querySelector('[data-errdex-matcher]').dataset.state === 'done'")
+    page.evaluate("""(text) => { const area = document.querySelector('[data-errdex-matcher] textarea');
+        area.value = text; area.dispatchEvent(new Event('input', {bubbles: true})); }""", huge)
+    # The main thread answers while the worker matches.
+    assert page.evaluate("() => { const t = performance.now(); return performance.now() - t; }") < 50
+    page.wait_for_function(
+        "(n) => document.querySelector('[data-errdex-matcher]').dataset.input === String(n)", arg=len(huge), timeout=15000)
+    assert [r.get_attribute("data-id") for r in page.query_selector_all("[data-errdex-result]")] == ["demo/request-timeout"]
+    assert "line 4001" in page.inner_text("[data-errdex-result]")
+    assert page.problems == []
+
+
+def test_the_matcher_is_linked_from_the_home_page_and_the_header(page, base_url):
+    for home, target in (("", "match/"), ("zh/", "zh/match/")):
+        page.goto(base_url + home)
+        hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        assert hrefs.count(base_url + target) >= 2, hrefs  # a header tab and the home page's text
