@@ -18,6 +18,8 @@ The subset, and why (RE2 syntax: https://github.com/google/re2/wiki/Syntax; Java
   - no `\\A`, `\\z`, `\\Z`, `\\Q...\\E`, `\\C`, `\\x{...}`, octal or `\\0` escapes, POSIX classes `[[:alpha:]]`,
     one-letter `\\pL`; `\\p{...}` only for general categories and a few scripts (`\\p{Han}` becomes
     `\\p{Script=Han}` in JavaScript);
+  - no repetition of a group that itself repeats without bound (`(a+)+`, `(\\w+\\.)*`): harmless in RE2, but
+    JavaScript's backtracking engine can take exponential time on it, and the site runs patterns in browsers;
   - no `\\b`/`\\B` with `(?i)`: with `iu` JavaScript counts `ſ` and the Kelvin sign as word characters, RE2 does not;
   - `{`, `}` and `]` that are not syntax must be escaped (JavaScript's `u` mode refuses them bare), and a `]`
     may not open a class (`[]a]` is a class in RE2, an empty class in JavaScript); `\\S` may not stand inside a
@@ -88,6 +90,7 @@ class _Node:
     literal_chars: int = 0
     can_repeat: bool = True
     nodes: list = field(default_factory=list)
+    unbounded: bool = False  # holds a repetition without an upper bound (`*`, `+`, `{n,}`)
 
 
 def _js_char(c: str, in_class: bool = False) -> str:
@@ -164,7 +167,8 @@ class _Parser:
             required = required | lits if required is not None and lits else None
         if required is not None and len(required) > MAX_ALTERNATIVES:
             required = None
-        return _Node("|".join(b.js for b in branches), exact, required, sum(b.literal_chars for b in branches))
+        return _Node("|".join(b.js for b in branches), exact, required, sum(b.literal_chars for b in branches),
+                     unbounded=any(b.unbounded for b in branches))
 
     def concat(self) -> _Node:
         items: list[_Node] = []
@@ -197,7 +201,7 @@ class _Parser:
             run = {""}
         candidates.append(run)
         exact = run if whole else None
-        return _Node(js, exact, _best(*candidates), sum(n.literal_chars for n in items))
+        return _Node(js, exact, _best(*candidates), sum(n.literal_chars for n in items), unbounded=any(n.unbounded for n in items))
 
     def plain_run(self) -> _Node | None:
         """A run of ordinary characters as one node (the common case, and much faster than one per character).
@@ -241,9 +245,14 @@ class _Parser:
             exact = {""}
             for _ in range(lo):
                 exact = _cross(exact, atom.exact) if exact is not None else None
+        if atom.unbounded and (hi is None or hi > 1):
+            # RE2 does not care, but JavaScript backtracks: `(a+)+$` on a long run of `a` takes exponential time.
+            self.problem(start, f"a repetition `{suffix}` around a group that repeats without bound",
+                         "nested repetition makes browsers' regex engines backtrack exponentially: repeat one class instead (e.g. `[\\w.]+` for `(\\w+\\.)*\\w+`), or bound the inner repetition")
         required = _best(atom.required, atom.exact) if lo >= 1 else None
         js = atom.js + suffix
-        return _Node(js, exact, required, atom.literal_chars * max(lo, 1) if lo else 0, can_repeat=False)
+        return _Node(js, exact, required, atom.literal_chars * max(lo, 1) if lo else 0, can_repeat=False,
+                     unbounded=atom.unbounded or hi is None)
 
     def repetition(self, probe: bool = False) -> tuple[int, int | None] | None:
         """`{n}`, `{n,}`, `{n,m}` at self.i; None (and a problem) for a brace that is not one."""
@@ -323,7 +332,7 @@ class _Parser:
             self.broken = True
             return _Node(prefix + inner.js)
         self.i += 1
-        return _Node(prefix + inner.js + ")", inner.exact, _best(inner.required, inner.exact), inner.literal_chars)
+        return _Node(prefix + inner.js + ")", inner.exact, _best(inner.required, inner.exact), inner.literal_chars, unbounded=inner.unbounded)
 
     def _special_group(self, start: int) -> None:
         """`(?...` other than `(?:`: record what it is, then skip to the group's body."""

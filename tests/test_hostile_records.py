@@ -162,11 +162,15 @@ def test_ten_megabyte_strings_are_refused(tmp_path) -> None:
 
 # --- patterns -------------------------------------------------------------------------------------------------
 
-def test_catastrophic_pattern_runs_in_linear_time(tmp_path) -> None:
+def test_catastrophic_patterns(tmp_path) -> None:
     import time
 
+    # Nested unbounded repetition would hang browsers' backtracking engines: refused outright.
     text = _edit(r"regex: 'Failed to allocate (\d+) blocks for request (\S+)'", "regex: '(a+)+$'")
-    text = text.replace("  examples:\n    - 'ValueError: Failed to allocate 12 blocks for request req-7'", "  examples:\n    - '" + "a" * 1900 + "!'")
+    assert [c[:2] for c in _codes(tmp_path, text)] == [("RGX005", 10)]
+    # Exponential for a backtracking engine, linear for RE2: validation stays fast.
+    text = _edit(r"regex: 'Failed to allocate (\d+) blocks for request (\S+)'", "regex: 'Failed (a|aa)*c'")
+    text = text.replace("  examples:\n    - 'ValueError: Failed to allocate 12 blocks for request req-7'", "  examples:\n    - 'Failed " + "a" * 1900 + "!'")
     start = time.perf_counter()
     codes = _codes(tmp_path, text)
     assert time.perf_counter() - start < 5
