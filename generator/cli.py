@@ -21,6 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=sorted(FORMATTERS), default="text", help="output format (default: text)")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help="the folder whose layout gives record ids (default: data/errors)")
+    p.add_argument("--base", metavar="REV", help="also check that no id or alias that existed at git revision REV is gone")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("build", help="check all records, then build the site and the JSON API")
@@ -80,6 +81,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .pipeline import check
 
     result = check(args.paths or None, args.root, args.strict, models=False)
+    if args.base:
+        from .history import HistoryError, names_at, removed_names
+
+        try:
+            before = names_at(args.base, args.root)
+        except HistoryError as exc:
+            sys.stderr.write(f"errdex validate: cannot read the records at {args.base}: {exc}\n")
+            return 2
+        result.findings = sorted(result.findings + removed_names(before, result.raws, args.root))
     sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
     return 1 if result.failed else 0
 

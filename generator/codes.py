@@ -58,6 +58,7 @@ _ALL = [
     Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
     Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),
     Code("XRC004", "related-to-retired", "warning", "point the related link at the record that superseded the retired one"),
+    Code("XRC005", "removed-id", "error", "ids and aliases are forever: restore the record and retire it with superseded_by, or keep the old id under the new record's aliases"),
     Code("RGX001", "regex-invalid", "error", "fix the pattern; escape literal characters such as ( ) [ ] . * + ? with a backslash"),
     Code("RGX002", "example-not-matched", "error", "the pattern must find every example message: widen the pattern or correct the example"),
     Code("RGX003", "counter-example-matched", "error", "the pattern must not find any counter-example: make the pattern more specific"),
