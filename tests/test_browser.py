@@ -2,62 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
-import threading
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 FULL = "errors/demo/kv-cache-out-of-memory/"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, base_url):
-    context = browser.new_context()
-    pg = context.new_page()
-    pg.problems = []  # console errors, page errors, dialogs, requests to other hosts
-    pg.on("console", lambda m: m.type == "error" and pg.problems.append(f"console: {m.text}"))
-    pg.on("pageerror", lambda e: pg.problems.append(f"pageerror: {e}"))
-    pg.on("dialog", lambda d: (pg.problems.append(f"dialog: {d.message}"), d.dismiss()))
-    pg.on("request", lambda r: r.url.startswith(base_url) or r.url.startswith("data:") or pg.problems.append(f"external request: {r.url}"))
-    yield pg
-    context.close()
 
 
 @pytest.mark.parametrize("path", [FULL, "zh/" + FULL, "", "zh/", "browse/tags/"])
