@@ -122,16 +122,20 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
     return path
 
 
-def _run_builder(configs: dict[str, Path], work: Path, env: dict[str, str], progress: Progress) -> None:
-    """Run one strict mkdocs build per language, in parallel."""
-    procs = {}
-    logs = {}
-    for lang, cfg in configs.items():
-        logs[lang] = open(work / f"mkdocs.{lang}.log", "w+", encoding="utf-8")
-        procs[lang] = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
-            cwd=work, env=env, stdout=logs[lang], stderr=subprocess.STDOUT,
-        )
+def _start_builder(lang: str, cfg: Path, work: Path, env: dict[str, str]) -> tuple[subprocess.Popen, IO[str]]:
+    """Start one strict mkdocs build (it runs beside whatever this process does next)."""
+    log = open(work / f"mkdocs.{lang}.log", "w+", encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    return proc, log
+
+
+def _wait_builders(running: dict[str, tuple[subprocess.Popen, IO[str]]], progress: Progress) -> None:
+    """Wait for the mkdocs builds; a failure of any is a BuildError carrying its log."""
+    procs = {lang: proc for lang, (proc, _) in running.items()}
+    logs = {lang: log for lang, (_, log) in running.items()}
     failed = []
     try:
         last = time.monotonic()
@@ -139,8 +143,8 @@ def _run_builder(configs: dict[str, Path], work: Path, env: dict[str, str], prog
             time.sleep(0.2)
             if time.monotonic() - last >= 15:  # a heartbeat: large builds spend minutes here
                 last = time.monotonic()
-                running = ", ".join(lang for lang, proc in procs.items() if proc.poll() is None)
-                progress.say(f"mkdocs still building ({running}) ...")
+                busy = ", ".join(lang for lang, proc in procs.items() if proc.poll() is None)
+                progress.say(f"mkdocs still building ({busy}) ...")
         for lang, proc in procs.items():
             code = proc.wait()
             logs[lang].seek(0)
@@ -150,23 +154,30 @@ def _run_builder(configs: dict[str, Path], work: Path, env: dict[str, str], prog
             else:
                 progress.say(f"mkdocs ({lang}) done")
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        for log in logs.values():
-            log.close()
+        _stop(running)
     if failed:
         raise BuildError("\n".join(failed))
 
 
-def _run_pagefind(site: Path, work: Path, env: dict[str, str]) -> None:
-    proc = subprocess.run(
+def _stop(running: dict[str, tuple[subprocess.Popen, IO[str]]]) -> None:
+    for proc, log in running.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _start_pagefind(site: Path, work: Path, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
         [sys.executable, "-m", "pagefind", "--site", str(site), "--silent"],
-        cwd=work, env=env, capture_output=True, text=True,
+        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
+
+
+def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
+    output, _ = proc.communicate()
     if proc.returncode != 0:
-        raise BuildError(f"pagefind exited {proc.returncode}:\n{(proc.stdout + proc.stderr)[-4000:]}")
+        raise BuildError(f"pagefind exited {proc.returncode}:\n{(output or '')[-4000:]}")
     if not (site / "pagefind" / "pagefind.js").is_file():
         raise BuildError("pagefind wrote no pagefind/pagefind.js")
     # Pagefind writes its language table in hash-map order, which changes from run to run: sort it so that
@@ -215,10 +226,11 @@ _LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-def check_links(site: Path, base: str = "/") -> list[str]:
+def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> list[str]:
     """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve).
 
-    `base` is the path the site is published under (from site_url): absolute links start with it."""
+    `base` is the path the site is published under (from site_url): absolute links start with it. With `later`
+    (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written."""
     files: set[str] = set()
     pages: list[str] = []
     for folder, _dirs, names in os.walk(site):
@@ -247,6 +259,9 @@ def check_links(site: Path, base: str = "/") -> list[str]:
                 continue
             seen.add(key)
             target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(here, path))
+            if later is not None and target.startswith("pagefind/"):
+                later.add(f"{page} -> {url}\0{target}")
+                continue
             if target == ".." or target.startswith("../"):
                 broken.append(f"{page} -> {url} (outside the site)")
             elif target not in files and (target.rstrip("/") + "/index.html").lstrip("/") not in files and not (target == "." and "index.html" in files):
@@ -305,40 +320,52 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     # Reproducible output: mkdocs dates the sitemap (and its gzip header) from this, not from the clock.
     env["SOURCE_DATE_EPOCH"] = str(render.source_date_epoch(records))
 
-    configs = {}
+    # Each language's mkdocs build starts as soon as its pages are written, so the next language renders (and
+    # the API is written) while it runs: the machine's cores work side by side.
+    running: dict[str, tuple[subprocess.Popen, IO[str]]] = {}
     sites = {}
-    for lang in render.LANGS:
-        docs = work / "src" / lang
-        shutil.copytree(DOCS / lang, docs)
-        pages = render.render_site_pages(records, lang, links)
-        _write_pages(docs, pages)
-        progress.say(f"rendered {len(pages)} pages ({lang})")
-        sites[lang] = work / f"out-{lang}"
-        configs[lang] = _builder_config(work, lang, docs, sites[lang], counts)
-
-    progress.say(f"building {len(configs)} sites with mkdocs (strict) ...")
-    _run_builder(configs, work, env, progress)
+    base = urllib.parse.urlparse(site_url()).path or "/"
+    try:
+        for lang in render.LANGS:
+            docs = work / "src" / lang
+            shutil.copytree(DOCS / lang, docs)
+            pages = render.render_site_pages(records, lang, links)
+            _write_pages(docs, pages)
+            del pages
+            sites[lang] = work / f"out-{lang}"
+            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts), work, env)
+            progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
+        write_api(records, work / "api", base=base)
+        progress.say("wrote the JSON API")
+    except BaseException:
+        _stop(running)
+        raise
+    _wait_builders(running, progress)
 
     site = work / "site"
     os.rename(sites["en"], site)
     for lang in render.LANGS:
         if lang != "en":
             os.rename(sites[lang], site / render.lang_root(lang).rstrip("/"))
-
-    base = urllib.parse.urlparse(site_url()).path or "/"
-    write_api(records, site / "api", base=base)
-    progress.say("wrote the JSON API")
+    if (site / "api").exists():  # the hand-written API page: the API files go beside its index.html
+        for entry in (work / "api").iterdir():
+            os.rename(entry, site / "api" / entry.name)
+    else:
+        os.rename(work / "api", site / "api")
     _write_feeds(site, records)
     progress.say("wrote the Atom feeds, sitemap.xml and llms.txt")
     n = _write_alias_redirects(site, records)
     if n:
         progress.say(f"wrote {n} alias redirects")
 
-    progress.say("indexing with Pagefind ...")
-    _run_pagefind(site, work, env)
-
-    progress.say("checking internal links ...")
-    broken = check_links(site, base)
+    progress.say("indexing with Pagefind, checking internal links meanwhile ...")
+    pagefind = _start_pagefind(site, work, env)
+    try:
+        later: set[str] = set()
+        broken = check_links(site, base, later)
+    finally:
+        _finish_pagefind(pagefind, site)
+    broken += sorted(item.split("\0")[0] for item in later if not (site / item.split("\0")[1]).exists())
     if broken:
         shown = "\n  ".join(broken[:50])
         more = f"\n  ... and {len(broken) - 50} more" if len(broken) > 50 else ""
