@@ -105,7 +105,8 @@ def mkdocs_alone(data: Path, work: Path) -> float:
         configs[lang] = site._builder_config(work, lang, docs, work / f"out-{lang}", counts)
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(render.source_date_epoch(records)))
     start = time.perf_counter()
-    site._run_builder(configs, work, env, site.Progress(quiet=True))
+    running = {lang: site._start_builder(lang, cfg, work, env) for lang, cfg in configs.items()}
+    site._wait_builders(running, site.Progress(quiet=True))
     return time.perf_counter() - start
 
 
