@@ -131,8 +131,10 @@ def index_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
 
 
 def title(record: Record) -> str:
-    """The question a page answers, as people ask it."""
-    return f'What causes "{record.error.message}" in {record.repo}?'
+    """The question a page answers, as people ask it: the English page's own title."""
+    from .render import page_title
+
+    return page_title(record, "en")
 
 
 def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str, Any]:

@@ -181,7 +181,8 @@ def test_match_patterns_find_their_own_examples(base, dataset):
     assert [p["id"] for p in match["patterns"]] == [r.id for r in dataset.records]
     for pattern, record in zip(match["patterns"], dataset.records):
         assert pattern["regex"] == record.error.regex and pattern["html"] == f"/errors/{record.id}/"
-        assert pattern["title"] == f'What causes "{record.error.message}" in {record.repo}?'
+        one_line = " ".join(record.error.message.split())  # as on the page: a multi-line message on one line
+        assert pattern["title"] == f'What causes "{one_line}" in {record.repo}?'
         assert pattern.get("exception_class") == record.error.exception_class
         compiled = re2.compile(pattern["regex"])
         assert all(compiled.search(text) for text in record.error.examples), record.id
