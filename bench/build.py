@@ -102,7 +102,7 @@ def mkdocs_alone(data: Path, work: Path) -> float:
         docs = work / "src" / lang
         shutil.copytree(site.DOCS / lang, docs)
         site._write_pages(docs, render.render_site_pages(records, lang, links))
-        configs[lang] = site._builder_config(work, lang, docs, work / f"out-{lang}", counts)
+        configs[lang] = site._builder_config(work, lang, docs, work / f"out-{lang}", counts, site.site_url())
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(render.source_date_epoch(records)))
     start = time.perf_counter()
     running = {lang: site._start_builder(lang, cfg, work, env) for lang, cfg in configs.items()}

@@ -123,7 +123,7 @@ class _RecordLoader(_BaseLoader):
 
     def _alias_mark(self, node: yaml.Node) -> yaml.Mark | None:
         """Where the second use of `node` (the alias) stands: the nearest key that holds it."""
-        uses = [key.start_mark for key, child in _walk(self.root) if child is node and key is not None]
+        uses = [key.start_mark for key, child, _ in _walk(self.root) if child is node and key is not None]
         return uses[1] if len(uses) > 1 else None
 
     def _children(self, node: yaml.Node) -> None:
@@ -174,40 +174,25 @@ for _tag, _method in (
 
 
 def _walk(root: yaml.Node | None):
-    """(nearest key node, node) for every place in the tree, depth first; a shared node's children once."""
-    stack: list[tuple[yaml.Node | None, yaml.Node]] = [(None, root)] if root is not None else []
+    """(nearest key node, node, JSON pointer) for every place in the tree, depth first; a shared node's children
+    once (an aliased node is reached at each place that uses it)."""
+    stack: list[tuple[yaml.Node | None, yaml.Node, str]] = [(None, root, "")] if root is not None else []
     expanded: set[int] = set()
     while stack:
-        key, node = stack.pop()
-        yield key, node
+        key, node, pointer = stack.pop()
+        yield key, node, pointer
         if id(node) in expanded:
             continue
         expanded.add(id(node))
         if isinstance(node, yaml.MappingNode):
-            stack.extend((k, v) for k, v in reversed(node.value))
+            stack.extend((k, v, f"{pointer}/{pointer_escape(str(k.value))}") for k, v in reversed(node.value))
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend((key, v) for v in reversed(node.value))
+            stack.extend((key, v, f"{pointer}/{i}") for i, v in reversed(list(enumerate(node.value))))
 
 
 def _pointer_of(root: yaml.Node | None, target: yaml.Node) -> str:
-    """The JSON pointer of `target` in the tree (the first path that reaches it); '' when not found."""
-    stack: list[tuple[yaml.Node, str]] = [(root, "")] if root is not None else []
-    seen: set[int] = set()
-    while stack:
-        node, pointer = stack.pop()
-        if node is target:
-            return pointer
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            for k, v in reversed(node.value):
-                if k is target:
-                    return f"{pointer}/{pointer_escape(str(k.value))}"
-                stack.append((v, f"{pointer}/{pointer_escape(str(k.value))}"))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, f"{pointer}/{i}") for i, v in reversed(list(enumerate(node.value))))
-    return ""
+    """The JSON pointer of `target` (a value or a key node) where the tree first reaches it; '' when not found."""
+    return next((pointer for key, node, pointer in _walk(root) if node is target or key is target), "")
 
 
 def parse_text(text: str, path: str) -> tuple[dict[str, Any] | None, yaml.Node | None, list[Finding]]:

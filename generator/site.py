@@ -104,7 +104,7 @@ def _only_in(lang: str) -> list[str]:
     return sorted(render.page_url_of(p) for p in mine if not all(p in o for o in others))
 
 
-def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict) -> Path:
+def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str) -> Path:
     """A config that inherits the project's mkdocs config and points it at the build folders.
 
     Paths are absolute: mkdocs resolves relative paths against the inheriting file, which lives in `work`.
@@ -115,7 +115,7 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "site_dir": str(site_dir),
         "theme": {"custom_dir": str(OVERRIDES)},
         "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang)}},
-        "site_url": site_url() + render.lang_root(lang),
+        "site_url": url + render.lang_root(lang),
     }
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
@@ -187,14 +187,14 @@ def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
     entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
-def _write_feeds(site: Path, records: list[Record]) -> None:
+def _write_feeds(site: Path, records: list[Record], url: str) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
     pages = [render.page_url_of(p) for p in render.render_browse_pages(records, "en")]
     pages += [render.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
     for lang in render.LANGS:
         for name in ("sitemap.xml", "sitemap.xml.gz"):
             (site / render.lang_root(lang) / name).unlink(missing_ok=True)
-    for rel, text in feed_files(records, site_url(), pages).items():
+    for rel, text in feed_files(records, url, pages).items():
         (site / rel).write_text(text, encoding="utf-8")
 
 
@@ -324,7 +324,8 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     # the API is written) while it runs: the machine's cores work side by side.
     running: dict[str, tuple[subprocess.Popen, IO[str]]] = {}
     sites = {}
-    base = urllib.parse.urlparse(site_url()).path or "/"
+    url = site_url()
+    base = urllib.parse.urlparse(url).path or "/"
     try:
         for lang in render.LANGS:
             docs = work / "src" / lang
@@ -333,7 +334,7 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
             _write_pages(docs, pages)
             del pages
             sites[lang] = work / f"out-{lang}"
-            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts), work, env)
+            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url), work, env)
             progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
         write_api(records, work / "api", base=base)
         progress.say("wrote the JSON API")
@@ -352,7 +353,7 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
             os.rename(entry, site / "api" / entry.name)
     else:
         os.rename(work / "api", site / "api")
-    _write_feeds(site, records)
+    _write_feeds(site, records, url)
     progress.say("wrote the Atom feeds, sitemap.xml and llms.txt")
     n = _write_alias_redirects(site, records)
     if n:

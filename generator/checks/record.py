@@ -67,7 +67,7 @@ def no_self_reference(raw: RawRecord) -> Iterator[Finding]:
 
 # Invisible and direction-changing characters let a record show one text and mean another (an id that looks
 # like another's, a message whose parts render in a different order). Real error text does not need them.
-_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+HIDDEN_CHARACTERS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
 
 
 def _strings(value, pointer=""):
@@ -85,10 +85,10 @@ def _strings(value, pointer=""):
 def no_hidden_characters(raw: RawRecord) -> Iterator[Finding]:
     # One scan of the record's values decides (not of the file text: YAML may spell the character as an
     # escape); only a record that has such a character is walked to find where.
-    if not _HIDDEN.search(json.dumps(raw.data, ensure_ascii=False)):
+    if not HIDDEN_CHARACTERS.search(json.dumps(raw.data, ensure_ascii=False)):
         return
     for pointer, text in _strings(raw.data):
-        found = _HIDDEN.search(text)
+        found = HIDDEN_CHARACTERS.search(text)
         if found:
             message = f"U+{ord(found.group()):04X} ({unicodedata.name(found.group(), 'format character')}) at offset {found.start()}"
             yield make("REC006", raw.path, pointer, message, raw.pos(pointer))
