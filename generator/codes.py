@@ -54,6 +54,8 @@ _ALL = [
     Code("REC004", "example-fix-unchanged", "error", "the `after` code must differ from the `before` code"),
     Code("REC005", "self-reference", "error", "a record cannot relate to, alias or supersede itself; remove the reference"),
     Code("REC006", "hidden-character", "error", "remove the invisible or text-direction character (zero-width space, right-to-left override, byte-order mark, soft hyphen); type the text plainly"),
+    Code("REC007", "unsafe-character", "error", "remove the control character, surrogate or non-character named in the message (C0 controls but tab and line feed, DEL, C1 controls U+0080-U+009F, U+FFFE, U+FFFF, ...); error text never needs one"),
+    Code("REC008", "date-in-future", "error", "dates say when something happened: use today's date or an earlier one"),
     Code("XRC001", "duplicate-id", "error", "ids and aliases are unique across the dataset and never reused; choose another id or drop the alias"),
     Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
     Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),
