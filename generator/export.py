@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any, get_args
 
+from .evidence import evidence_document
 from .checks.translation import TRANSLATABLE, translated_fields
 from .model import ID_PATTERN, Record, Severity, VerificationTier
 from .schema import schema_text
@@ -102,6 +103,9 @@ def record_document(record: Record, names: dict[str, str], links: Links) -> dict
     permalink = record.permalink()
     if permalink is not None:
         doc["links"]["source"] = permalink
+    counted = evidence_document(record)
+    if counted:
+        doc["evidence"] = counted
     if record.superseded_by is not None:
         successor = names.get(record.superseded_by)
         if successor is None:

@@ -28,6 +28,7 @@ from pygments.lexers import get_lexer_by_name
 
 from . import chars
 from .languages import LANGUAGES, MAX_HIGHLIGHT, language_of
+from .evidence import Tally, overall, tallies
 from .model import Record
 
 LANGS = ("en", "zh")
@@ -80,15 +81,24 @@ LABELS: dict[str, dict[str, str]] = {
         "try_catch": "Try / catch",
         "triggers": "Triggers",
         "common_situations": "Common situations",
-        "fail_rate": "fails",
-        "success_rate": "works",
-        "fail_rate_label": "Fail rate {pct}",
-        "success_rate_label": "Success rate {pct}",
+        "worked_in": "Worked in {k} of {n} {reports}",
+        "failed_in": "Failed in {k} of {n} {reports}",
+        "report_one": "report",
+        "report_many": "reports",
+        "partly": "({p} partly)",
+        "interval": "95% interval {low}–{high}",
+        "outcome_worked": "worked",
+        "outcome_failed": "did not work",
+        "outcome_partial": "partly worked",
+        "no_reports": "No reports yet",
+        "estimate": "Estimate from {dataset}, unverified: {pct}",
+        "seen_in": "seen in a public report",
+        "constructed": "made from the template",
         "why_fails": "Why it fails",
         "how": "How",
         "condition": "When",
         "sources": "Sources",
-        "fix_success_rate": "Fixes work",
+        "fixes_overall": "Fixes on this page",
         "resolvable": "Resolvable",
         "version": "Version",
         "status": "Status",
@@ -101,9 +111,8 @@ LABELS: dict[str, dict[str, str]] = {
         "preceded_by": "Preceded by",
         "confused_with": "Often confused with",
         "verification_tier": "Verification",
-        "confidence": "Confidence",
-        "evidence_count": "Evidence",
-        "evidence_unit": "reports",
+        "evidence": "Reports",
+        "estimates": "Estimates from {dataset}",
         "first_seen": "First seen",
         "last_confirmed": "Last confirmed",
         "last_updated": "Last updated",
@@ -168,15 +177,24 @@ LABELS: dict[str, dict[str, str]] = {
         "try_catch": "try / catch",
         "triggers": "触发条件",
         "common_situations": "常见场景",
-        "fail_rate": "失败",
-        "success_rate": "有效",
-        "fail_rate_label": "失败率 {pct}",
-        "success_rate_label": "成功率 {pct}",
+        "worked_in": "{n} 份报告中有 {k} 份有效",
+        "failed_in": "{n} 份报告中有 {k} 份无效",
+        "report_one": "份报告",
+        "report_many": "份报告",
+        "partly": "（{p} 份部分有效）",
+        "interval": "95% 置信区间 {low}–{high}",
+        "outcome_worked": "有效",
+        "outcome_failed": "无效",
+        "outcome_partial": "部分有效",
+        "no_reports": "暂无报告",
+        "estimate": "来自 {dataset} 的估计，未经核实：{pct}",
+        "seen_in": "见于公开报告",
+        "constructed": "根据模板构造",
         "why_fails": "为什么无效",
         "how": "做法",
         "condition": "适用条件",
         "sources": "来源",
-        "fix_success_rate": "修复成功率",
+        "fixes_overall": "本页修复方法",
         "resolvable": "可解决性",
         "version": "版本",
         "status": "状态",
@@ -189,9 +207,8 @@ LABELS: dict[str, dict[str, str]] = {
         "preceded_by": "通常先出现",
         "confused_with": "容易混淆",
         "verification_tier": "核实级别",
-        "confidence": "置信度",
-        "evidence_count": "证据",
-        "evidence_unit": "份报告",
+        "evidence": "报告",
+        "estimates": "来自 {dataset} 的估计",
         "first_seen": "首次发现",
         "last_confirmed": "最近确认",
         "last_updated": "最近更新",
@@ -368,6 +385,31 @@ def clean(text: str) -> str:
 
 def percent(rate: float) -> str:
     return f"{round(rate * 100):d}%"
+
+
+DATASETS = {"deadends": "deadends.dev", "errlookup": "ErrLookup"}
+
+
+def _estimate(e: Any) -> str:
+    return str(int(e.value)) if e.kind == "evidence_count" else percent(min(e.value, 1.0))
+
+
+def tally_view(t: Tally, lang: str) -> dict[str, Any]:
+    """A tally as the page shows it: a sentence ("Worked in 3 of 4 reports"), the reports with their links, and
+    a bar only from MIN_REPORTS_FOR_BAR reports."""
+    L = LABELS[lang]
+    words = L["report_one"] if t.reports == 1 else L["report_many"]
+    sentence = L["failed_in" if t.fix.startswith("/dead_ends/") else "worked_in"].format(k=t.counted, n=t.reports, reports=words)
+    if t.partial:
+        sentence += " " + L["partly"].format(p=t.partial)
+    low, high = t.interval or (0.0, 0.0)
+    return {
+        "sentence": sentence,
+        "drawn": t.drawn,
+        "share": t.share or 0.0,
+        "kind": "fail" if t.fix.startswith("/dead_ends/") else "success",
+        "interval": L["interval"].format(low=percent(low), high=percent(high)),
+    }
 
 
 @dataclass
@@ -565,17 +607,31 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
             ],
         }
 
-    def rate_items(items, rate_attr, text_attr):
-        out = []
-        for d in items:
-            out.append({
+    counted = tallies(record)
+
+    def tally(fix: str) -> dict[str, Any] | None:
+        t = counted.get(fix)
+        if t is None:
+            return None
+        view = tally_view(t, lang)
+        view["reports"] = [
+            {"url": safe_url(r.url), "outcome": r.outcome, "outcome_label": LABELS[lang][f"outcome_{r.outcome}"], "date": r.date,
+             "version": clean(r.version) if r.version else "", "quote": clean(r.quote) if r.quote else ""}
+            for r in record.reports if r.fix == fix
+        ]
+        return view
+
+    def fix_items(kind: str, items, text_attr: str):
+        return [
+            {
                 "action": pick(d.action, d.action_zh, lang),
                 "text": pick(getattr(d, text_attr), getattr(d, f"{text_attr}_zh"), lang),
                 "condition": pick(d.condition, d.condition_zh, lang),
-                "rate": getattr(d, rate_attr),
+                "tally": tally(f"/{kind}/{i}"),
                 "sources": [u for u in (safe_url(x) for x in d.sources) if u],
-            })
-        return out
+            }
+            for i, d in enumerate(items)
+        ]
 
     versions = [
         {
@@ -618,7 +674,10 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
             "code": clean(record.error.code) if record.error.code else None,
             "http_status": record.error.http_status,
             "severity": record.error.severity,
-            "examples": [clean(e) for e in record.error.examples],
+            "examples": [
+                {"text": clean(e.text), "seen": safe_url(e.seen), "label": LABELS[lang]["seen_in" if e.seen else "constructed"]}
+                for e in record.error.examples
+            ],
         },
         "project": {"name": record.repo, "href": link(lang_root(lang) + page_url_of(project_page(record.repo)))},
         "category": {"name": record.category, "href": link(lang_root(lang) + page_url_of(category_page(record.category)))},
@@ -627,16 +686,19 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
         "explanation": pick(record.explanation, record.explanation_zh, lang),
         "root_cause": pick(record.root_cause, record.root_cause_zh, lang),
         "source": source,
-        "solutions": [pick(record.solutions, record.solutions_zh, lang, i) for i in range(len(record.solutions))],
-        "fix_success_rate": record.fix_success_rate,
+        "solutions": [
+            {"text": pick(record.solutions, record.solutions_zh, lang, i), "tally": tally(f"/solutions/{i}")}
+            for i in range(len(record.solutions))
+        ],
+        "fixes_overall": tally_view(overall(record), lang) if overall(record).reports else None,
         "resolvable": VALUE_LABELS[lang][record.resolvable] if record.resolvable else None,
         "example_fix": example_fix,
         "handling": handling,
         "prevention": [pick(record.prevention, record.prevention_zh, lang, i) for i in range(len(record.prevention))],
         "triggers": pick(record.triggers, record.triggers_zh, lang),
         "common_situations": pick(record.common_situations, record.common_situations_zh, lang),
-        "dead_ends": rate_items(record.dead_ends, "fail_rate", "why_fails"),
-        "workarounds": rate_items(record.workarounds, "success_rate", "how"),
+        "dead_ends": fix_items("dead_ends", record.dead_ends, "why_fails"),
+        "workarounds": fix_items("workarounds", record.workarounds, "how"),
         "versions": versions,
         "os_notes": os_notes,
         "docs": docs,
@@ -652,8 +714,11 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
         "provenance": {
             "tier": p.verification_tier,
             "tier_label": VALUE_LABELS[lang][p.verification_tier],
-            "confidence": p.confidence,
-            "evidence_count": p.evidence_count,
+            "estimates": [
+                {"field": e.field, "text": LABELS[lang]["estimate"].format(dataset=DATASETS[p.origin.dataset], pct=_estimate(e))}
+                for e in p.origin.estimates
+            ] if p.origin else [],
+            "estimates_title": LABELS[lang]["estimates"].format(dataset=DATASETS[p.origin.dataset]) if p.origin else "",
             "first_seen": p.first_seen,
             "last_confirmed": p.last_confirmed,
             "last_updated": p.last_updated,

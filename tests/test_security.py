@@ -230,6 +230,7 @@ def test_a_built_page_of_unchecked_text_has_its_metadata_and_nothing_live(unchec
     assert parser.bad == []
     assert "onerror=alert" not in html.replace("{: onerror=alert", "")  # only ever as text
     assert '<meta name="description"' in html and "title: " not in html  # metadata used, not shown
+    assert '<h2 id="solutions">' in html and "{: #" not in html  # fixed anchors, no attr_list text left
     for xml in unchecked_site.rglob("*.xml"):
         ElementTree.fromstring(xml.read_bytes())
 
@@ -542,8 +543,19 @@ def test_only_listed_docs_pages_use_macros() -> None:
     users = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
                    if re.search(r"^render_macros:\s*true\s*$", p.read_text(encoding="utf-8"), re.M))
     assert users == ["en/index.md", "zh/index.md"]
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nmarkdown_extensions:")[0]) or {}
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "render_by_default: false" in text and "attr_list" not in re.sub(r"#.*", "", text)
-    assert "attr_list" not in re.sub(r"#.*", "", (ROOT / "mkdocs.zh.yml").read_text(encoding="utf-8"))
-    assert config is not None
+    assert "render_by_default: false" in text
+    extensions = re.search(r"^markdown_extensions:\n((?:  .*\n)+)", text, re.M).group(1)
+    names = re.findall(r"^  - ([\w.]+)", extensions, re.M)
+    assert names == ["generator.mdext", "toc", "admonition", "tables"]  # nothing that writes attributes
+    assert "markdown_extensions" not in (ROOT / "mkdocs.zh.yml").read_text(encoding="utf-8")
+
+
+def test_headings_get_fixed_ids_and_nothing_else() -> None:
+    import markdown
+
+    html = markdown.markdown("## Solutions {: #solutions }\n\n## X {: onerror=alert(1) }\n\n## Y {: .cls #y }\n\ntext {: #para }",
+                             extensions=["generator.mdext", "toc"])
+    assert '<h2 id="solutions">Solutions</h2>' in html
+    assert "onerror=" not in html.replace("{: onerror=alert(1) }", "") and "class=" not in html
+    assert "{: #para }" in html
