@@ -11,7 +11,7 @@ Code (snippets, example fixes, patterns) and identifiers are never translated.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,6 +54,9 @@ HandlingStrategy = Literal["try-catch", "type-guard", "validation", "retry", "fa
 VerificationTier = Literal["ai_generated", "community", "source_verified", "reproduced", "maintainer_confirmed"]
 Resolvable = Literal["fixable", "partially-fixable", "not-fixable"]
 VersionStatus = Literal["active", "fixed", "changed", "unknown"]
+# The enums' values in their order, for code that lists them (counts, browse pages, imports).
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+TIERS: tuple[str, ...] = get_args(VerificationTier)
 
 
 class _Model(BaseModel):
