@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any, get_args
 
-from .checks.translation import TRANSLATABLE, translated_fields
+from .bilingual import translation_slots
 from .model import ID_PATTERN, Record, Severity, VerificationTier
 from .schema import schema_text
 
@@ -167,25 +167,6 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
     return entry
 
 
-def _translation_slots(data: dict[str, Any]) -> tuple[int, int]:
-    """(English fields that have text, how many of them have their `_zh` sibling) in one dumped record."""
-    total = translated = 0
-    for where, cls in TRANSLATABLE.items():
-        if where.endswith("/*"):
-            containers = [c for c in data.get(where[1:-2], []) if isinstance(c, dict)]
-        elif where:
-            containers = [data[where[1:]]] if isinstance(data.get(where[1:]), dict) else []
-        else:
-            containers = [data]
-        for container in containers:
-            for name in translated_fields(cls):
-                if container.get(name) in (None, "", [], {}):
-                    continue
-                total += 1
-                translated += f"{name}_zh" in container
-    return total, translated
-
-
 def stats_document(records: list[Record]) -> dict[str, Any]:
     """Counts by project, category, severity, verification tier, and how much is translated."""
     severity = Counter({s: 0 for s in get_args(Severity)})
@@ -194,7 +175,7 @@ def stats_document(records: list[Record]) -> dict[str, Any]:
     for record in records:
         severity[record.error.severity] += 1
         tier[record.provenance.verification_tier] += 1
-        total, done = _translation_slots(record.model_dump(mode="json", exclude_none=True))
+        total, done = translation_slots(record.model_dump(mode="json", exclude_none=True))
         fields += total
         fields_translated += done
         if done == total:
