@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, get_args
 
 from .bilingual import translation_slots
+from .labels import page_title
 from .model import ID_PATTERN, Record, Severity, VerificationTier
 from .schema import schema_text
 
@@ -132,8 +133,6 @@ def index_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
 
 def title(record: Record) -> str:
     """The question a page answers, as people ask it: the English page's own title."""
-    from .render import page_title
-
     return page_title(record, "en")
 
 

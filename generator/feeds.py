@@ -1,6 +1,6 @@
 """Feeds beside the site: an Atom feed per language, sitemap.xml and llms.txt. Pure functions of the records.
 
-Record text passes `chars.scrub` (titles through `render.clean`) before it is escaped, so that every feed is
+Record text passes `chars.scrub` (titles through `labels.page_title`) before it is escaped, so that every feed is
 well-formed XML whatever the data holds; the build parses each XML file it writes to make sure.
 
 Dates come from the records (`last_updated`, `first_seen`), never from the clock, so two builds of the same
@@ -12,10 +12,10 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from . import chars, render
+from .labels import FEED_TITLES, page_title
 from .model import Record
 
 FEED_SIZE = 50
-TITLES = {"en": "errdex: new and updated errors", "zh": "errdex：新增与更新的错误"}
 
 
 def _stamp(day: str) -> str:
@@ -38,7 +38,7 @@ def atom_feed(records: list[Record], site_url: str, lang: str) -> str:
         entries.append(
             "  <entry>\n"
             f"    <id>{escape(url)}</id>\n"
-            f"    <title>{escape(render.page_title(record, lang))}</title>\n"
+            f"    <title>{escape(page_title(record, lang))}</title>\n"
             f"    <link rel=\"alternate\" type=\"text/html\" href={quoteattr(url)}/>\n"
             f"    <link rel=\"alternate\" type=\"application/json\" href={quoteattr(site_url + render.api_url(record.id))}/>\n"
             f"    <updated>{_stamp(record.provenance.last_updated)}</updated>\n"
@@ -50,7 +50,7 @@ def atom_feed(records: list[Record], site_url: str, lang: str) -> str:
         '<?xml version="1.0" encoding="utf-8"?>\n'
         f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="{lang}">\n'
         f"  <id>{escape(root)}feed.xml</id>\n"
-        f"  <title>{escape(TITLES[lang])}</title>\n"
+        f"  <title>{escape(FEED_TITLES[lang])}</title>\n"
         f'  <link rel="self" type="application/atom+xml" href={quoteattr(root + "feed.xml")}/>\n'
         f'  <link rel="alternate" type="text/html" href={quoteattr(root)}/>\n'
         f"  <updated>{updated}</updated>\n"
