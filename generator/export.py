@@ -16,14 +16,14 @@ import os
 import re
 from collections import Counter
 from pathlib import Path, PurePosixPath
-from typing import Any, get_args
+from typing import Any
 
 from .bilingual import translation_slots
 from .labels import page_title
-from .model import ID_PATTERN, Record, Severity, VerificationTier
+from .model import ID_PATTERN, SEVERITIES, TIERS, Record
+from .openapi import API_VERSION, file_entry, openapi_document
 from .schema import schema_text
 
-API_VERSION = "1"
 DATASET_VERSION_LENGTH = 16
 
 _ID = re.compile(ID_PATTERN)
@@ -168,8 +168,8 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
 
 def stats_document(records: list[Record]) -> dict[str, Any]:
     """Counts by project, category, severity, verification tier, and how much is translated."""
-    severity = Counter({s: 0 for s in get_args(Severity)})
-    tier = Counter({t: 0 for t in get_args(VerificationTier)})
+    severity = Counter({s: 0 for s in SEVERITIES})
+    tier = Counter({t: 0 for t in TIERS})
     complete = partial = none = fields = fields_translated = 0
     for record in records:
         severity[record.error.severity] += 1
@@ -207,10 +207,6 @@ def dataset_version(ndjson: bytes) -> str:
     return hashlib.sha256(ndjson).hexdigest()[:DATASET_VERSION_LENGTH]
 
 
-def file_entry(body: bytes) -> dict[str, Any]:
-    return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body)}
-
-
 def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     """Every file of the API: path relative to `api/` -> its exact bytes.
 
@@ -219,8 +215,6 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     Raises ValueError for an id or alias that cannot be a safe path, a name claimed twice, or a successor that
     names no record.
     """
-    from .openapi import openapi_document
-
     links = Links(base)
     records = sorted(records, key=lambda r: r.id)
     names = _canonical_names(records)

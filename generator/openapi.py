@@ -9,14 +9,21 @@ present in the data (`/errors/{part1}.json`, `/errors/{part1}/{part2}.json`, ...
 from __future__ import annotations
 
 import json
-from typing import Any, get_args
+import hashlib
+from typing import Any
 
-from .model import Record, Severity, VerificationTier
+from .model import SEVERITIES, TIERS, Record
 
+API_VERSION = "1"
 OPENAPI_VERSION = "3.1.0"
 _SEGMENT_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _JSON = "application/json"
 _NDJSON = "application/x-ndjson"
+
+
+def file_entry(body: bytes) -> dict[str, Any]:
+    """A file's digest and size, as the manifest lists it."""
+    return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body)}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -45,7 +52,7 @@ def _object(description: str, properties: dict[str, Any], required: list[str]) -
 
 def component_schemas(api_version: str) -> dict[str, Any]:
     """The response shapes. They stay open (no `additionalProperties: false`): new fields may be added."""
-    severity = {"type": "string", "enum": list(get_args(Severity))}
+    severity = {"type": "string", "enum": list(SEVERITIES)}
     page_links = {
         "html": _str("English page of the record.", format="uri-reference", examples=["/errors/transformers/failed-to-allocate-blocks-for-request/"]),
         "html_zh": _str("Chinese page of the record.", format="uri-reference"),
@@ -126,8 +133,8 @@ def component_schemas(api_version: str) -> dict[str, Any]:
                 "superseded": _count("Number of retired records."),
                 "by_repo": _counts("Records per project."),
                 "by_category": _counts("Records per category."),
-                "by_severity": _counts("Records per severity (every severity listed, zeros included).", tuple(get_args(Severity))),
-                "by_verification_tier": _counts("Records per verification tier (every tier listed).", tuple(get_args(VerificationTier))),
+                "by_severity": _counts("Records per severity (every severity listed, zeros included).", SEVERITIES),
+                "by_verification_tier": _counts("Records per verification tier (every tier listed).", TIERS),
                 "translation": _object(
                     "Chinese coverage. A field counts when its English text is present; it is translated when its `_zh` sibling is.",
                     {
@@ -223,8 +230,6 @@ def openapi_document(
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document for this build. `files` must already hold every file except openapi.json and
     manifest.json; the examples are taken from them."""
-    from .export import API_VERSION, file_entry
-
     def loaded(path: str) -> Any:
         return json.loads(files[path])
 
