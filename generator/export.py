@@ -22,13 +22,13 @@ from .bilingual import translation_slots
 from .labels import page_title
 from .model import ID_PATTERN, SEVERITIES, TIERS, Record
 from .openapi import API_VERSION, file_entry, openapi_document
+from .routes import Links, api_path
 from .schema import schema_text
 
 DATASET_VERSION_LENGTH = 16
 
 _ID = re.compile(ID_PATTERN)
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_BASE = re.compile(r"^/(?:[A-Za-z0-9._~-]+/)*$")
 # Python's str.splitlines (and JavaScript source) break lines at these; JSON allows them raw. Escape them so an
 # NDJSON line is always one line to every reader.
 _LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
@@ -56,28 +56,7 @@ def _record_path(name: str) -> str:
     """`errors/<name>.json` for an id or alias, refusing any name that is not a well-formed id."""
     if not isinstance(name, str) or len(name) > 200 or not _ID.fullmatch(name):
         raise ValueError(f"{name!r} is not a valid record id; it cannot become an API path")
-    return f"errors/{name}.json"
-
-
-class Links:
-    """Site-relative URLs of a record's pages and files, under the site's base path."""
-
-    def __init__(self, base: str = "/"):
-        if not _BASE.fullmatch(base) or ".." in base.split("/"):
-            raise ValueError(f"base {base!r} must be an absolute URL path that starts and ends with '/'")
-        self.base = base
-
-    def html(self, record_id: str) -> str:
-        return f"{self.base}errors/{record_id}/"
-
-    def html_zh(self, record_id: str) -> str:
-        return f"{self.base}zh/errors/{record_id}/"
-
-    def json(self, record_id: str) -> str:
-        return f"{self.base}api/{_record_path(record_id)}"
-
-    def pages(self, record_id: str) -> dict[str, str]:
-        return {"html": self.html(record_id), "html_zh": self.html_zh(record_id), "json": self.json(record_id)}
+    return api_path("record", name)
 
 
 def _names(record: Record) -> list[str]:
@@ -226,14 +205,14 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
         lines.append(body)  # a line of errors.ndjson is the record's file, byte for byte
         for name in _names(record):
             files[_record_path(name)] = body  # an alias serves the very same bytes
-    files["errors.json"] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
-    files["match.json"] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
-    files["stats.json"] = encode_json(stats_document(records), pretty=True)
-    files["schema.json"] = schema_text().encode("utf-8")
-    files["errors.ndjson"] = b"".join(lines)
-    version = dataset_version(files["errors.ndjson"])
-    files["openapi.json"] = encode_json(openapi_document(records, files, docs, names, version, base), pretty=True)
-    files["manifest.json"] = encode_json(
+    files[api_path("index")] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
+    files[api_path("match")] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
+    files[api_path("stats")] = encode_json(stats_document(records), pretty=True)
+    files[api_path("schema")] = schema_text().encode("utf-8")
+    files[api_path("ndjson")] = b"".join(lines)
+    version = dataset_version(files[api_path("ndjson")])
+    files[api_path("openapi")] = encode_json(openapi_document(records, files, docs, names, version, base), pretty=True)
+    files[api_path("manifest")] = encode_json(
         {
             "api_version": API_VERSION,
             "dataset_version": version,

@@ -31,9 +31,10 @@ from xml.etree import ElementTree
 import yaml
 from mkdocs.utils.meta import get_data
 
-from . import render
+from . import facts, render, routes
 from .feeds import feed_files
 from .model import Record
+from .routes import LANGS, lang_root
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
@@ -125,8 +126,8 @@ def _only_in(lang: str) -> list[str]:
         return {p.relative_to(DOCS / code).as_posix() for p in (DOCS / code).rglob("*.md")}
 
     mine = pages(lang)
-    others = [pages(other) for other in render.LANGS if other != lang]
-    return sorted(render.page_url_of(p) for p in mine if not all(p in o for o in others))
+    others = [pages(other) for other in LANGS if other != lang]
+    return sorted(routes.page_url_of(p) for p in mine if not all(p in o for o in others))
 
 
 def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str) -> Path:
@@ -139,8 +140,8 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),
         "theme": {"custom_dir": str(OVERRIDES)},
-        "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang)}},
-        "site_url": url + render.lang_root(lang),
+        "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang), "routes": routes.client_routes()}},
+        "site_url": url + lang_root(lang),
     }
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
@@ -214,11 +215,12 @@ def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
 
 def _write_feeds(site: Path, records: list[Record], url: str) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
-    pages = [render.page_url_of(p) for p in render.render_browse_pages(records, "en")]
-    pages += [render.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
-    for lang in render.LANGS:
-        for name in ("sitemap.xml", "sitemap.xml.gz"):
-            (site / render.lang_root(lang) / name).unlink(missing_ok=True)
+    # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
+    pages = [routes.page_url_of(path) for path, page in routes.generated_pages(records).items() if routes.PAGES[page.route].each != "record"]
+    pages += [routes.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
+    for lang in LANGS:
+        for name in ("sitemap.xml", "sitemap.xml.gz"):  # the builder's own
+            (site / lang_root(lang) / name).unlink(missing_ok=True)
     for rel, text in feed_files(records, url, pages).items():
         (site / rel).write_text(text, encoding="utf-8")
 
@@ -234,14 +236,14 @@ _REDIRECT = """<!doctype html>
 def _write_alias_redirects(site: Path, records: list[Record]) -> int:
     """errors/<alias>/ -> errors/<id>/ in each language, so that legacy ids keep resolving."""
     count = 0
-    for src, dst in render.alias_redirects(records).items():
-        for lang in render.LANGS:
-            root = site / render.lang_root(lang)
+    for src, dst in facts.alias_redirects(records).items():
+        for lang in LANGS:
+            root = site / lang_root(lang)
             page = root / src / "index.html"
             if page.exists():  # never shadow a real page
                 continue
             page.parent.mkdir(parents=True, exist_ok=True)
-            href = html.escape(render.relative(src, dst))
+            href = html.escape(routes.relative(src, dst))
             page.write_text(_REDIRECT.format(lang=lang, href=href, target=html.escape(dst)), encoding="utf-8")
             count += 1
     return count
@@ -340,10 +342,10 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
-    counts = render.dataset_counts(records)
+    counts = facts.dataset_counts(records)
     env = dict(os.environ)
     # Reproducible output: mkdocs dates the sitemap (and its gzip header) from this, not from the clock.
-    env["SOURCE_DATE_EPOCH"] = str(render.source_date_epoch(records))
+    env["SOURCE_DATE_EPOCH"] = str(facts.source_date_epoch(records))
 
     # Each language's mkdocs build starts as soon as its pages are written, so the next language renders (and
     # the API is written) while it runs: the machine's cores work side by side.
@@ -352,12 +354,12 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
     try:
-        for lang in render.LANGS:
+        for lang in LANGS:
             docs = work / "src" / lang
             shutil.copytree(DOCS / lang, docs)
             try:
                 pages = render.render_site_pages(records, lang, links)
-            except render.PageCollision as exc:
+            except routes.PageCollision as exc:
                 raise BuildError(str(exc)) from None
             _write_pages(docs, pages)
             del pages
@@ -373,14 +375,15 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
 
     site = work / "site"
     os.rename(sites["en"], site)
-    for lang in render.LANGS:
+    for lang in LANGS:
         if lang != "en":
-            os.rename(sites[lang], site / render.lang_root(lang).rstrip("/"))
-    if (site / "api").exists():  # the hand-written API page: the API files go beside its index.html
+            os.rename(sites[lang], site / lang_root(lang).rstrip("/"))
+    api = site / routes.API_ROOT
+    if api.exists():  # the hand-written API page: the API files go beside its index.html
         for entry in (work / "api").iterdir():
-            os.rename(entry, site / "api" / entry.name)
+            os.rename(entry, api / entry.name)
     else:
-        os.rename(work / "api", site / "api")
+        os.rename(work / "api", api)
     _write_feeds(site, records, url)
     bad_xml = check_xml(site)
     if bad_xml:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import render
+from generator import facts, markup, render, routes
 from generator.pipeline import check
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
@@ -26,7 +26,7 @@ def data(records):
     return render.Dataset(list(records.values()))
 
 
-@pytest.mark.parametrize("lang", render.LANGS)
+@pytest.mark.parametrize("lang", routes.LANGS)
 def test_golden_snapshot(records, data, bless, lang):
     """The generated page source of one full record; re-bless with ERRDEX_BLESS=1 after an intended change."""
     page = render.render_error_page(records["demo/kv-cache-out-of-memory"], lang, data, LINKS)
@@ -62,7 +62,7 @@ def test_front_matter_is_json_escaped_html(records, data):
 
 
 def test_record_text_never_reaches_markdown_unescaped(records, data):
-    for lang in render.LANGS:
+    for lang in routes.LANGS:
         page = render.render_error_page(records["demo/hostile-text"], lang, data, LINKS)
         body = page.split("---\n", 2)[2]
         assert "<script>" not in body and "<img src=x" not in body and "<b>" not in body
@@ -82,28 +82,28 @@ def test_zh_fallback_is_marked(records, data):
 
 
 def test_relative_links():
-    assert render.relative("errors/a/b/", "api/errors/a/b.json") == "../../../api/errors/a/b.json"
-    assert render.relative("zh/errors/a/", "zh/browse/tag/x/") == "../../browse/tag/x/"
-    assert render.relative("", "errors/a/") == "errors/a/"
+    assert routes.relative("errors/a/b/", "api/errors/a/b.json") == "../../../api/errors/a/b.json"
+    assert routes.relative("zh/errors/a/", "zh/browse/tag/x/") == "../../browse/tag/x/"
+    assert routes.relative("", "errors/a/") == "errors/a/"
 
 
 def test_only_http_urls_are_links():
-    assert render.safe_url("https://example.org/x") == "https://example.org/x"
+    assert markup.safe_url("https://example.org/x") == "https://example.org/x"
     for bad in ("javascript:alert(1)", "data:text/html,x", "//evil.example", "https://a b", None):
-        assert render.safe_url(bad) is None
+        assert markup.safe_url(bad) is None
 
 
 def test_repo_names_are_safe_path_segments():
-    assert render.project_page("a/..") == "browse/project/a/_2e__2e_/index.md"
-    assert render.project_page("vllm-project/vllm") == "browse/project/vllm-project/vllm/index.md"
+    assert routes.page_path("project", "a/..") == "browse/project/a/_2e__2e_/index.md"
+    assert routes.page_path("project", "vllm-project/vllm") == "browse/project/vllm-project/vllm/index.md"
 
 
 def test_control_characters_cannot_forge_markdown_placeholders():
-    assert render.clean("a\x02wzxhzdk:0\x03b\tc\n") == "a\ufffdwzxhzdk:0\ufffdb\tc\n"
+    assert markup.clean("a\x02wzxhzdk:0\x03b\tc\n") == "a\ufffdwzxhzdk:0\ufffdb\tc\n"
 
 
 def test_percentages():
-    assert render.percent(0.85) == "85%" and render.percent(1) == "100%" and render.percent(0) == "0%"
+    assert markup.percent(0.85) == "85%" and markup.percent(1) == "100%" and markup.percent(0) == "0%"
 
 
 def test_browse_pages_list_every_record(records):
@@ -116,4 +116,4 @@ def test_browse_pages_list_every_record(records):
 
 
 def test_source_date_epoch_comes_from_the_data(records):
-    assert render.source_date_epoch(list(records.values())) == 1772323200  # 2026-03-01T00:00:00Z
+    assert facts.source_date_epoch(list(records.values())) == 1772323200  # 2026-03-01T00:00:00Z
