@@ -60,7 +60,7 @@ def component_schemas(api_version: str) -> dict[str, Any]:
         "json": _str("Canonical JSON URL of the record (an alias file names the canonical one here).", format="uri-reference"),
     }
     return {
-        "Record": {"$ref": "schema.json", "description": "One error record, English and Chinese, exactly as in data/errors/<id>.yaml with defaults filled in."},
+        "Record": {"$ref": api_path("schema"), "description": "One error record, English and Chinese, exactly as in data/errors/<id>.yaml with defaults filled in."},
         "PageLinks": _object("Where the record lives on the site and in the API.", page_links, ["html", "html_zh", "json"]),
         "RecordLinks": _object(
             "Page links plus the source permalink.",
