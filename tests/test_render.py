@@ -281,3 +281,17 @@ def test_generated_pages_are_known_without_rendering(records, browse):
     known = routes.generated_pages(list(records.values()))
     assert set(browse["en"]) == {path for path, p in known.items() if p.route != "error"}
     assert {routes.page_path("error", rid) for rid in records} <= set(known)
+
+
+@pytest.mark.parametrize("lang", routes.LANGS)
+def test_browse_snapshot(browse, bless, lang):
+    """One browse page's source; re-bless with ERRDEX_BLESS=1 after an intended change."""
+    _check_snapshot(browse[lang]["browse/project/example-org/servekit/index.md"], SNAPSHOTS / f"browse-project-servekit.{lang}.md", bless)
+
+
+def _check_snapshot(text: str, golden: Path, bless: bool) -> None:
+    if bless or not golden.exists():
+        golden.write_text(text, encoding="utf-8")
+        if not bless:
+            pytest.fail(f"wrote the missing snapshot {golden.name}; check it and run again")
+    assert text == golden.read_text(encoding="utf-8"), f"{golden.name} differs; run with ERRDEX_BLESS=1 if intended"
