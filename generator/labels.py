@@ -214,6 +214,9 @@ VALUE_LABELS: dict[str, dict[str, str]] = {
 }
 
 
+# Each language's name in itself (the language switcher).
+LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
+
 # The Atom feeds' titles, per language.
 FEED_TITLES = {"en": "errdex: new and updated errors", "zh": "errdex：新增与更新的错误"}
 

@@ -30,6 +30,16 @@ def lang_root(lang: str) -> str:
     return "" if lang == "en" else f"{lang}/"
 
 
+def to_site_root(lang: str) -> str:
+    """From a language's root back to the site root."""
+    return "../" * lang_root(lang).count("/")
+
+
+def to_lang_root(from_lang: str, lang: str) -> str:
+    """From one language's root to another's."""
+    return "" if from_lang == lang else to_site_root(from_lang) + lang_root(lang)
+
+
 def _path_segment(text: str) -> str:
     """A repository name as a safe path segment: letters, digits and '-' stay; any other character, '_' (the
     escape character itself) included, becomes `_<hex>_`. No two names share a segment ('llama.cpp' is

@@ -29,6 +29,7 @@ from mkdocs.utils.meta import get_data
 
 from . import facts, render, routes
 from .feeds import feed_files
+from .labels import LANGUAGE_NAMES
 from .model import Record
 from .routes import LANGS, lang_root
 from .sitecheck import check_links, check_xml
@@ -116,6 +117,18 @@ def _only_in(lang: str) -> list[str]:
     return sorted(routes.page_url_of(p) for p in mine if not all(p in o for o in others))
 
 
+def _theme_config(lang: str) -> dict:
+    """What the theme overrides and the page JavaScript read from `config.extra.errdex`, besides the strings in
+    the mkdocs configs: where each language's root and the site root are from this language's root, the pages
+    that exist in one language only, and the routes."""
+    return {
+        "languages": [{"lang": other, "name": LANGUAGE_NAMES[other], "root": routes.to_lang_root(lang, other)} for other in LANGS],
+        "site_root": routes.to_site_root(lang),
+        "only_here": _only_in(lang),
+        "routes": routes.client_routes(),
+    }
+
+
 def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str) -> Path:
     """A config that inherits the project's mkdocs config and points it at the build folders.
 
@@ -126,7 +139,7 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),
         "theme": {"custom_dir": str(OVERRIDES)},
-        "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang), "routes": routes.client_routes()}},
+        "extra": {"errdex_counts": counts, "errdex": _theme_config(lang)},
         "site_url": url + lang_root(lang),
     }
     path = work / f"mkdocs.{lang}.yml"
