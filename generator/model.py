@@ -6,7 +6,8 @@ from records that have already passed `check`, so they never see untrusted shape
 
 Bilingual rule: every human-readable text field ``K`` has an optional sibling ``K_zh`` of the same shape
 (a string for a string, a list of equal length for a list, a mapping with the same keys for a mapping).
-Code (snippets, example fixes, patterns) and identifiers are never translated.
+Code (snippets, example fixes, patterns) and identifiers are never translated. generator/bilingual.py finds
+the pairs from these models and walks them for the checks, the pages, the API and the translation marks.
 """
 
 from __future__ import annotations

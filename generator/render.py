@@ -22,9 +22,7 @@ from .bilingual import in_language
 from .labels import LABELS, VALUE_LABELS, page_title
 from .markup import clean, code_block, env, safe_url, snippet_block
 from .model import SEVERITIES, Record
-from .routes import PAGES, PageCollision, relative
-
-__all__ = ["Dataset", "PageCollision", "SiteLinks", "render_error_page", "render_browse_pages", "render_site_pages"]
+from .routes import PAGES, relative
 
 
 @dataclass(frozen=True)
@@ -243,6 +241,7 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
         "L": LABELS[lang],
         "V": VALUE_LABELS[lang],
         "lang": lang,
+        "link": page.link,
         "id": record.id,
         "title": page_title(record, lang),
         "description": _description(record, lang),
@@ -363,7 +362,7 @@ def render_browse_pages(records: list[Record], lang: str) -> dict[str, str]:
 
 
 def render_site_pages(records: list[Record], lang: str, links: SiteLinks) -> dict[str, str]:
-    """All generated pages of one language: source path -> Markdown. Raises PageCollision when two pages
-    would share a path."""
+    """All generated pages of one language: source path -> Markdown. Raises routes.PageCollision when two
+    pages would share a path."""
     data = Dataset(records)
     return {path: render_page(found, lang, data, links) for path, found in routes.generated_pages(records).items()}
