@@ -129,6 +129,10 @@ API: dict[str, str] = {
 # Files beside the pages, relative to a language root ("feed") or to the site root.
 FEEDS: dict[str, str] = {"feed": "feed.xml", "sitemap": "sitemap.xml", "llms": "llms.txt"}
 
+# The search index Pagefind writes (one per language, in one folder at the site root) and its entry script.
+SEARCH_ROOT = "pagefind/"
+SEARCH_SCRIPT = SEARCH_ROOT + "pagefind.js"
+
 # A record's file, relative to the project's root (the loader's data root).
 RECORD_FILE = f"{DATA_ROOT.as_posix()}/{{key}}.yaml"
 
@@ -191,12 +195,13 @@ def relative(from_url: str, to_url: str) -> str:
 
 
 def client_routes() -> dict[str, str]:
-    """Routes for the page JavaScript (handed to the theme as `config.extra.errdex.routes`): `{id}` is a
-    record id; page routes are relative to a language root, API routes to the site root."""
+    """Routes for the theme and the page JavaScript (handed over as `config.extra.errdex.routes`): `{id}` is a
+    record id; page routes are relative to a language root, the others to the site root."""
     return {
         "error_page": page_url("error", "{id}"),
         "api_record": api_url("record", "{id}"),
         "api_match": api_url("match"),
+        "search": SEARCH_SCRIPT,
     }
 
 

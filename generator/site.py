@@ -203,11 +203,11 @@ def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
     output, _ = proc.communicate()
     if proc.returncode != 0:
         raise BuildError(f"pagefind exited {proc.returncode}:\n{(output or '')[-4000:]}")
-    if not (site / "pagefind" / "pagefind.js").is_file():
-        raise BuildError("pagefind wrote no pagefind/pagefind.js")
+    if not (site / routes.SEARCH_SCRIPT).is_file():
+        raise BuildError(f"pagefind wrote no {routes.SEARCH_SCRIPT}")
     # Pagefind writes its language table in hash-map order, which changes from run to run: sort it so that
     # two builds of the same data are byte-identical.
-    entry = site / "pagefind" / "pagefind-entry.json"
+    entry = site / routes.SEARCH_ROOT / "pagefind-entry.json"
     data = json.loads(entry.read_text(encoding="utf-8"))
     entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 

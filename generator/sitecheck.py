@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
+from .routes import SEARCH_ROOT
+
 
 def check_xml(site: Path) -> list[str]:
     """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed)."""
@@ -37,7 +39,7 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> l
         rel = "" if rel == "." else rel + "/"
         for name in names:
             files.add(rel + name)
-            if name.endswith(".html") and not rel.startswith("pagefind/"):
+            if name.endswith(".html") and not rel.startswith(SEARCH_ROOT):
                 pages.append(rel + name)
     broken = []
     seen: set[tuple[str, str]] = set()
@@ -58,7 +60,7 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> l
                 continue
             seen.add(key)
             target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(here, path))
-            if later is not None and target.startswith("pagefind/"):
+            if later is not None and target.startswith(SEARCH_ROOT):
                 later.add(f"{page} -> {url}\0{target}")
                 continue
             if target == ".." or target.startswith("../"):

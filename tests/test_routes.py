@@ -50,7 +50,9 @@ def test_links_under_a_base():
 
 
 def test_client_routes():
-    assert routes.client_routes() == {"error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json"}
+    assert routes.client_routes() == {
+        "error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json", "search": "pagefind/pagefind.js",
+    }
 
 
 def test_the_table_is_consistent():
