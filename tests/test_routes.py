@@ -74,3 +74,12 @@ def test_labels_cover_every_enum_value():
         assert values <= set(labels.VALUE_LABELS[lang]), lang
         assert set(labels.LABELS[lang]) == set(labels.LABELS["en"]), lang
     assert model.SEVERITIES == ("critical", "error", "warning", "info")
+
+
+def test_hand_written_routes_name_existing_pages():
+    from generator.site import DOCS
+
+    for name, page in routes.PAGES.items():
+        if page.template is None:
+            for lang in routes.LANGS:
+                assert (DOCS / lang / routes.page_path(name)).is_file(), (name, lang)
