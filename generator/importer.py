@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import safefs
-from .model import ID_PATTERN, Record
+from .model import ID_PATTERN, TIERS, Record
 from .yamlout import dump_record
 
 # Short project names for ids, where the repository name alone reads badly.
@@ -37,7 +37,6 @@ KNOWN_REPOS = {
     "torch": "pytorch/pytorch",
 }
 RESOLVABLE = {"true": "fixable", "partial": "partially-fixable", "false": "not-fixable", True: "fixable", False: "not-fixable"}
-TIERS = {"ai_generated", "community", "source_verified", "reproduced", "maintainer_confirmed"}
 ORDER = list(Record.model_fields)
 
 

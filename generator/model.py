@@ -6,12 +6,13 @@ from records that have already passed `check`, so they never see untrusted shape
 
 Bilingual rule: every human-readable text field ``K`` has an optional sibling ``K_zh`` of the same shape
 (a string for a string, a list of equal length for a list, a mapping with the same keys for a mapping).
-Code (snippets, example fixes, patterns) and identifiers are never translated.
+Code (snippets, example fixes, patterns) and identifiers are never translated. generator/bilingual.py finds
+the pairs from these models and walks them for the checks, the pages, the API and the translation marks.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -55,6 +56,9 @@ Resolvable = Literal["fixable", "partially-fixable", "not-fixable"]
 Outcome = Literal["worked", "failed", "partial"]
 FIX_POINTER = r"^/(?:solutions|workarounds|dead_ends)/[0-9]+$"
 VersionStatus = Literal["active", "fixed", "changed", "unknown"]
+# The enums' values in their order, for code that lists them (counts, browse pages, imports).
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+TIERS: tuple[str, ...] = get_args(VerificationTier)
 
 
 class _Model(BaseModel):

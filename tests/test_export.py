@@ -288,3 +288,17 @@ def test_docs_page_names_every_route_and_field(page, records):
         for field in schema.get("properties", {}):
             assert f"`{field}`" in text, f"{page} does not document {name}.{field}"
     assert "api_version" in text and "dataset_version" in text and "curl" in text
+
+
+def test_record_file_snapshot(bless):
+    """One record's API file, byte for byte; re-bless with ERRDEX_BLESS=1 after an intended change."""
+    dataset = ROOT / "tests/fixtures/dataset"
+    result = check([dataset], dataset)
+    assert not result.failed
+    body = api_files(result.records)["errors/demo/kv-cache-out-of-memory.json"]
+    golden = ROOT / "tests/snapshots/api-errors-demo-kv-cache-out-of-memory.json"
+    if bless or not golden.exists():
+        golden.write_bytes(body)
+        if not bless:
+            pytest.fail(f"wrote the missing snapshot {golden.name}; check it and run again")
+    assert body == golden.read_bytes(), f"{golden.name} differs; run with ERRDEX_BLESS=1 if intended"
