@@ -1,6 +1,7 @@
 /* errdex matcher, the worker: finds known errors in pasted text, off the main thread.
  *
- * It loads /api/match.json once. Each pattern there carries `js_source` and `js_flags` (the record's pattern
+ * The page hands it the text of /api/match.json (fetched once per page) and the ids of patterns to leave out.
+ * Each pattern there carries `js_source` and `js_flags` (the record's pattern
  * rewritten for JavaScript with the same meaning; see generator/portable.py) and `literals` (every match
  * contains one of them). The same steps as `errdex match` (generator/match.py), so both rank alike:
  *   - index every literal by its rarest 4-character piece (rarest among all the literals, so that common
@@ -8,8 +9,9 @@
  *     check that the whole literal is there; only then compile (once) and run the pattern;
  *   - one result per record: its first line, the matched span, the captured values, a score and its reasons.
  * A line longer than WINDOW is matched in overlapping windows; the text is cut at MAX_TEXT characters; the
- * work stops after BUDGET_MS and says how far it got. The page also terminates a worker that stops answering,
- * which is the only way to stop a slow pattern in JavaScript.
+ * work stops after BUDGET_MS and says how far it got. Before it runs a pattern other than the last one it ran,
+ * it tells the page which (a "trying" message): a pattern that backtracks for ever cannot be interrupted, so
+ * the page terminates the worker, and this is how it knows which pattern to leave out of the next one.
  */
 "use strict";
 
@@ -26,15 +28,18 @@ var foldedIndex = new Map(); // lower-cased keys, for (?i) patterns
 var always = []; // patterns without a usable literal: tried on every line
 var anyFolded = false;
 
-function load(url) {
-  return fetch(url, { credentials: "same-origin" }).then(function (r) {
-    if (!r.ok) throw new Error("HTTP " + r.status);
-    return r.json();
-  }).then(function (doc) {
+var seq = null; // the request being matched
+var announced = null; // the last pattern the page was told about
+var skipped = []; // ids left out, as the page asked
+
+function load(text, skip) {
+  return Promise.resolve(text).then(function (body) {
+    var doc = JSON.parse(body);
     var list = (doc && Array.isArray(doc.patterns)) ? doc.patterns : [];
     var pending = [];
     list.forEach(function (e) {
       if (!e || typeof e.id !== "string" || typeof e.js_source !== "string" || typeof e.js_flags !== "string") return;
+      if (skip.indexOf(e.id) >= 0) { skipped.push(e.id); return; }
       if (!/^[iu]*$/.test(e.js_flags)) return;
       var folded = e.js_flags.indexOf("i") >= 0;
       var body = e.regex || "";
@@ -125,6 +130,7 @@ function matchLine(text, lineNo, col, limit, hits) {
     var p = ordered[n];
     var re = compiled(p);
     if (!re) continue;
+    if (p !== announced) { announced = p; self.postMessage({ type: "trying", id: p.id, seq: seq }); }
     re.lastIndex = 0;
     var m = re.exec(text);
     if (!m || (limit !== null && m.index >= limit)) continue;
@@ -210,20 +216,22 @@ function run(text, budget) {
     if (nl < 0 || nl + 1 === text.length) break; // a final newline ends the last line; it starts none
     pos = nl + 1;
   }
-  return { results: rank(hits), lines: lineNo, cut: cut, stopped: stopped !== false, elapsed: performance.now() - t0 };
+  return { results: rank(hits), lines: lineNo, cut: cut, stopped: stopped !== false, skipped: skipped, elapsed: performance.now() - t0 };
 }
 
 var ready = null;
 self.onmessage = function (event) {
   var msg = event.data || {};
   if (msg.type === "load") {
-    ready = load(msg.url).then(function (count) {
+    ready = load(String(msg.text), Array.isArray(msg.skip) ? msg.skip : []).then(function (count) {
       self.postMessage({ type: "ready", count: count });
     }, function (err) {
       self.postMessage({ type: "failed", error: String(err && err.message || err) });
     });
   } else if (msg.type === "match" && ready) {
     ready.then(function () {
+      seq = msg.seq;
+      announced = null;
       var out = run(String(msg.text || ""), typeof msg.budget === "number" ? msg.budget : 1000);
       out.type = "result";
       out.seq = msg.seq;
