@@ -140,13 +140,13 @@ def title(record: Record) -> str:
 def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str, Any]:
     """One pattern of `match.json`: enough to match a log line offline and link to the answer.
 
-    Besides the pattern as written, it carries what generator.portable derives from it: the pattern for
-    JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
-    them; lower-cased when js_flags has `i`) for a prefilter, and `specificity` (literal characters) for ranking.
+    Besides the pattern as written, it carries its analysis (generator.matchrules.pattern_analysis): the pattern
+    for JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
+    them; lower-cased when js_flags has `i`) for a prefilter, and `specificity`, `anchored` and `exception_name`
+    for ranking.
     """
-    from .portable import analyse
+    from .matchrules import pattern_analysis
 
-    analysis = analyse(record.error.regex)
     entry: dict[str, Any] = {
         "id": record.id,
         "regex": record.error.regex,
@@ -155,10 +155,7 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         "repo": record.repo,
         "title": title(record),
         "html": links.html(record.id),
-        "js_source": analysis.js_source,
-        "js_flags": analysis.js_flags,
-        "literals": analysis.literals,
-        "specificity": analysis.specificity,
+        **pattern_analysis(record.error.regex, record.error.exception_class),
     }
     if record.error.exception_class is not None:
         entry["exception_class"] = record.error.exception_class
@@ -239,6 +236,7 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     Raises ValueError for an id or alias that cannot be a safe path, a name claimed twice, or a successor that
     names no record.
     """
+    from .matchrules import match_document
     from .openapi import openapi_document
 
     links = Links(base)
@@ -253,7 +251,7 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
         for name in _names(record):
             files[_record_path(name)] = body  # an alias serves the very same bytes
     files["errors.json"] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
-    files["match.json"] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
+    files["match.json"] = encode_json(match_document([match_entry(r, names, links) for r in records]))
     files["stats.json"] = encode_json(stats_document(records), pretty=True)
     files["schema.json"] = schema_text().encode("utf-8")
     files["errors.ndjson"] = b"".join(lines)

@@ -7,7 +7,8 @@
     plus `i` for a leading `(?i)`), rewritten where the two dialects spell one meaning differently;
   - `literals`: a prefilter. Every match contains at least one of these strings (case-insensitively when
     `ignore_case`); empty when no such text of useful length exists (the check RGX006 refuses those);
-  - `specificity`: how many literal characters the pattern spells out (a ranking signal).
+  - `specificity`: how many literal characters the pattern spells out, and `anchored`: it starts with `^` or
+    ends with `$` (ranking signals; generator.matchrules says what they weigh).
 
 The subset, and why (RE2 syntax: https://github.com/google/re2/wiki/Syntax; JavaScript: ECMA-262 with `u`):
   - no back-references (`\\1`, `\\k<n>`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups `(?>` or
@@ -307,7 +308,9 @@ class _Parser:
         if c == ".":
             return _Node("[^\\n]", ast=Chars(redos.NOT_NEWLINE))
         if c in ("^", "$"):
-            self.anchored = True
+            # Anchored (a ranking signal): the pattern starts with `^` or ends with `$`.
+            if (c == "^" and pos == (4 if self.ignore_case else 0)) or (c == "$" and pos == len(self.p) - 1):
+                self.anchored = True
             return _Node(c, exact={""}, can_repeat=False, ast=Assert(c))
         if c in ("*", "+", "?"):
             self.broken = True  # nothing to repeat
