@@ -110,16 +110,9 @@
 
   function pageUrl(id) { return new URL("errors/" + id + "/", pageRoot).href; }
 
+  // A reason is [rule, values...] (the weight among them); the page's data-msg-why-<rule> words it.
   function why(reason) {
-    switch (reason[0]) {
-      case "specificity": return fmt("why-specificity", [reason[1]]);
-      case "exception": return fmt("why-exception", [reason[1]]);
-      case "anchored": return msg("why-anchored");
-      case "repeated": return fmt("why-repeated", [reason[1], reason[2]]);
-      case "retired": return fmt("why-retired", [reason[1]]);
-      case "sameLine": return fmt("why-same-line", [reason[1]]);
-    }
-    return "";
+    return fmt("why-" + String(reason[0]).replace(/_/g, "-"), reason.slice(1));
   }
 
   function render(data) {
@@ -154,7 +147,7 @@
         item.appendChild(dl);
         item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
       }
-      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.why.map(why).filter(Boolean).join("; ")));
+      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
       list.appendChild(item);
     });
     var parts = [];
