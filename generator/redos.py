@@ -442,79 +442,92 @@ class _OutOfSteps(Exception):
 
 class Backtracker:
     """A backtracking matcher for the tree, with JavaScript's order of trying (greedy or lazy, branches left
-    to right, an iteration that matches nothing ends a loop) and no shortcuts, counting the steps it takes."""
+    to right, an iteration that matches nothing ends a loop) and no shortcuts, counting the steps it takes.
+    The tree is turned into closures once; each takes a position and what to do next (a continuation)."""
 
     def __init__(self, ast, ignore_case: bool, budget: int):
-        self.ast, self.fold, self.budget = ast, ignore_case, budget
+        self.fold, self.budget = ignore_case, budget
         self.steps = 0
+        self.text = self.lower = ""
+        self.run = self._compile(ast)
 
     def attempt(self, text: str, start: int = 0) -> int:
         """Steps one match attempt at `start` takes (the budget plus one when it runs out)."""
         self.steps = 0
-        self.text = self.lower = text
-        if self.fold:
-            self.lower = text.lower()
+        self.text = text
+        self.lower = text.lower() if self.fold else text
         try:
-            self.m(self.ast, start, lambda p: True)
+            self.run(start, lambda p: True)
         except _OutOfSteps:
             return self.budget + 1
         return self.steps
 
-    def tick(self) -> None:
-        self.steps += 1
-        if self.steps > self.budget:
-            raise _OutOfSteps
+    def _compile(self, node) -> Callable[[int, Callable[[int], bool]], bool]:
+        kind = type(node)
+        if kind is Lit:
+            lit, size = (node.text.lower() if self.fold else node.text), len(node.text)
 
-    def m(self, node, pos: int, k: Callable[[int], bool]) -> bool:
-        self.tick()
-        if isinstance(node, Lit):
-            if self.fold:
-                ok = self.lower.startswith(node.text.lower(), pos)
-            else:
-                ok = self.text.startswith(node.text, pos)
-            return ok and k(pos + len(node.text))
-        if isinstance(node, Chars):
-            if pos >= len(self.text):
-                return False
-            c = self.text[pos]
-            ok = c in node.chars or (self.fold and (c.lower() in node.chars or c.upper() in node.chars))
-            return ok and k(pos + 1)
-        if isinstance(node, Cat):
-            return self.cat(node.items, 0, pos, k)
-        if isinstance(node, Alt):
-            return any(self.m(b, pos, k) for b in node.branches)
-        if isinstance(node, Rep):
-            return self.rep(node, 0, pos, k)
-        if isinstance(node, Assert):
-            t = self.text
-            if node.kind == "^":
-                ok = pos == 0
-            elif node.kind == "$":
-                ok = pos == len(t)
-            else:
-                before = pos > 0 and t[pos - 1] in WORD
-                after = pos < len(t) and t[pos] in WORD
-                ok = (before != after) == (node.kind == "b")
-            return ok and k(pos)
+            def f(pos, k):
+                self.steps += 1
+                if self.steps > self.budget:
+                    raise _OutOfSteps
+                return self.lower.startswith(lit, pos) and k(pos + size)
+            return f
+        if kind is Chars:
+            chars = node.chars.folded() if self.fold else node.chars
+
+            def f(pos, k):
+                self.steps += 1
+                if self.steps > self.budget:
+                    raise _OutOfSteps
+                return pos < len(self.text) and self.text[pos] in chars and k(pos + 1)
+            return f
+        if kind is Cat:
+            parts = [self._compile(n) for n in node.items]
+            if not parts:
+                return lambda pos, k: k(pos)
+            f = parts[-1]
+            for g in reversed(parts[:-1]):
+                f = (lambda g, h: lambda pos, k: g(pos, lambda p: h(p, k)))(g, f)
+            return f
+        if kind is Alt:
+            branches = [self._compile(b) for b in node.branches]
+            return lambda pos, k: any(b(pos, k) for b in branches)
+        if kind is Rep:
+            return self._repetition(node)
+        if kind is Assert:
+            which = node.kind
+
+            def f(pos, k):
+                t = self.text
+                if which == "^":
+                    ok = pos == 0
+                elif which == "$":
+                    ok = pos == len(t)
+                else:
+                    before = pos > 0 and t[pos - 1] in WORD
+                    after = pos < len(t) and t[pos] in WORD
+                    ok = (before != after) == (which == "b")
+                return ok and k(pos)
+            return f
         raise TypeError(node)
 
-    def cat(self, items: list, i: int, pos: int, k) -> bool:
-        if i == len(items):
-            return k(pos)
-        return self.m(items[i], pos, lambda p: self.cat(items, i + 1, p, k))
+    def _repetition(self, node: Rep):
+        child, lo, hi, lazy = self._compile(node.child), node.lo, node.hi, node.lazy
 
-    def rep(self, node: Rep, count: int, pos: int, k) -> bool:
-        self.tick()
-        if count < node.lo:
-            return self.m(node.child, pos, lambda p: self.rep(node, count + 1, p, k))
-        more = node.hi is None or count < node.hi
+        def rep(count: int, pos: int, k) -> bool:
+            self.steps += 1
+            if self.steps > self.budget:
+                raise _OutOfSteps
+            if count < lo:
+                return child(pos, lambda p: rep(count + 1, p, k))
+            if hi is not None and count >= hi:
+                return k(pos)
+            if lazy:
+                return k(pos) or child(pos, lambda p: p != pos and rep(count + 1, p, k))
+            return child(pos, lambda p: p != pos and rep(count + 1, p, k)) or k(pos)
 
-        def again() -> bool:
-            return more and self.m(node.child, pos, lambda p: p != pos and self.rep(node, count + 1, p, k))
-
-        if node.lazy:
-            return k(pos) or again()
-        return again() or k(pos)
+        return lambda pos, k: rep(0, pos, k)
 
 
 SIZES = (16, 32, 64)  # how many times the repeated piece is pumped
@@ -522,13 +535,14 @@ BUDGET = 100_000  # steps for one attempt: a linear pattern needs a few hundred 
 PREFER = ("1a_ .:/-\"'", "a1_ .:/-\"'", " a1_.:/-\"'")  # which member of a class stands for it
 
 
-def _witness(node, target, pump: int, prefer: str, out: list[str], full: bool = False) -> bool:
+def _witness(node, target, pump: int, prefer: str, out: list[str], full: bool = False, every: bool = False) -> bool:
     """Append the shortest text `node` matches, with `target` (a repetition) pumped `pump` times; True once the
     target has been written (the rest of the pattern is then left out, so that the match fails). `full`: take
-    each optional part once (the pumped piece must not be empty)."""
+    each optional part once (the pumped piece must not be empty); `every`: the pumped piece takes every branch
+    of its alternations in turn (`(?:a|b|ab)*` is slow on `abab`, not on `aaaa`)."""
     if node is target:
         piece: list[str] = []
-        _witness(node.child, None, 0, prefer, piece)
+        _witness(node.child, None, 0, prefer, piece, full=every, every=every)
         if not "".join(piece):
             piece = []
             _witness(node.child, None, 0, prefer, piece, full=True)
@@ -540,15 +554,18 @@ def _witness(node, target, pump: int, prefer: str, out: list[str], full: bool = 
         out.append(node.chars.pick(prefer) if node.chars else "")
     elif isinstance(node, Cat):
         for n in node.items:
-            if _witness(n, target, pump, prefer, out, full):
+            if _witness(n, target, pump, prefer, out, full, every):
                 return True
     elif isinstance(node, Alt):
-        branch = next((b for b in node.branches if _contains(b, target)), node.branches[0])
-        return _witness(branch, target, pump, prefer, out, full)
+        inside = next((b for b in node.branches if _contains(b, target)), None)
+        if inside is not None or not every:
+            return _witness(inside or node.branches[0], target, pump, prefer, out, full, every)
+        for b in node.branches:
+            _witness(b, None, 0, prefer, out, full, every)
     elif isinstance(node, Rep):
         times = max(node.lo, 1) if full or _contains(node.child, target) else node.lo
         for _ in range(times):
-            if _witness(node.child, target, pump, prefer, out, full):
+            if _witness(node.child, target, pump, prefer, out, full, every):
                 return True
     return False
 
@@ -610,28 +627,31 @@ class Attack:
     rep: Rep
     prefer: str
     end: str
+    every: bool = False  # the pumped piece takes every branch of its alternations
 
     def text(self, n: int) -> str:
         parts: list[str] = []
-        _witness(self.ast, self.rep, n, self.prefer, parts)
+        _witness(self.ast, self.rep, n, self.prefer, parts, every=self.every)
         return "".join(parts) + self.end
 
 
 def attacks(ast, ignore_case: bool = False) -> Iterator[Attack]:
     """For each repetition: each class spelled by a digit, a letter, a space, or the text that follows the
     repetition (`.*x.*!` is slow on `xxxx`, not on `1111`); the text ends with a character the pattern never
-    matches, or a line break, so that every way of matching fails."""
+    matches, or a line break, so that every way of matching fails. The pumped piece is the shortest text the
+    repeated part matches, or one that takes every branch of its alternations."""
     alphabet = _alphabet(ast).folded() if ignore_case else _alphabet(ast)
     outside = next((c for c in "\x00!~\n" if c not in alphabet), "")
     seen: set[str] = set()
     for rep, after in _repetitions(ast):
-        for prefer in (*PREFER, after + PREFER[0]):
-            for end in dict.fromkeys((outside, "\n")):
-                attack = Attack(ast, rep, prefer, end)
-                key = attack.text(SIZES[0])
-                if key not in seen:
-                    seen.add(key)
-                    yield attack
+        for every in (False, True):
+            for prefer in (*PREFER, after + PREFER[0]):
+                for end in dict.fromkeys((outside, "\n")):
+                    attack = Attack(ast, rep, prefer, end, every)
+                    key = attack.text(SIZES[0])
+                    if key not in seen:
+                        seen.add(key)
+                        yield attack
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ SLOW = [
     r"(?:[a-z]|[a-f0-9])+!",
     r"(?i)error: (?:[A-Z]|[a-z])+!",  # the same once case is folded
     r"((?:ab|a)b?)+!",
+    r"(?:a|b|ab)*c",
     r"(?:[^,]|,?\d)+;",
     # nested repetition, counted or not
     r"(?:a{1,20}){1,20}!",
@@ -155,23 +156,25 @@ def test_the_slow_shapes_are_slow_in_v8_and_the_safe_ones_are_not():
         a = analyse(pattern)
         attack = slow_input(a.tree, a.ignore_case).attack
         # exponential shapes show on short texts (a bounded one only there), polynomial ones on long texts
-        cases += [[pattern, a.js_source, a.js_flags, attack.text(n)] for n in (32, 20_000)]
+        cases += [[pattern, a.js_source, a.js_flags, attack.text(n)] for n in (32, 50_000)]
     safe_cases = []
     for pattern in SAFE:
         a = analyse(pattern)
         safe_cases += [[pattern, a.js_source, a.js_flags, attack.text(1000)] for attack in attacks(a.tree, a.ignore_case)]
-    # vm's timeout interrupts a running regular expression: an exponential one stops at 200 ms.
+    # vm's timeout interrupts a running regular expression: a slow one stops at 200 ms. The best of three runs
+    # counts, so that a busy machine does not make a linear pattern look slow.
     script = """
 const vm = require('vm');
 const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-console.log(JSON.stringify(cases.map(([p, s, f, t]) => {
+function once([p, s, f, t]) {
   const start = process.hrtime.bigint();
   try { vm.runInNewContext('new RegExp(s, f).exec(t)', {s, f, t}, {timeout: 200}); } catch (e) { return 200; }
   return Number(process.hrtime.bigint() - start) / 1e6;
-})));"""
+}
+console.log(JSON.stringify(cases.map((c) => { const first = once(c); return first >= 200 ? first : Math.min(first, once(c), once(c)); })));"""
     out = subprocess.run([node, "-e", script], input=json.dumps(cases + safe_cases), capture_output=True, text=True, check=True, timeout=60)
     ms = json.loads(out.stdout)
     slow, safe = ms[:len(cases)], ms[len(cases):]
     slowest = {c[0]: max(t for d, t in zip(cases, slow) if d[0] == c[0]) for c in cases}
-    assert all(t > 20 for t in slowest.values()), [(p, t) for p, t in slowest.items() if t <= 20]
-    assert all(t < 20 for t in safe), [(c[0], repr(c[3][:40]), t) for c, t in zip(safe_cases, safe) if t >= 20]
+    assert all(t >= 200 for t in slowest.values()), [(p, t) for p, t in slowest.items() if t < 200]
+    assert all(t < 50 for t in safe), [(c[0], repr(c[3][:40]), t) for c, t in zip(safe_cases, safe) if t >= 50]
