@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -82,7 +83,8 @@ class CharSet:
 
     def __contains__(self, c: str) -> bool:
         code = ord(c)
-        return any(lo <= code <= hi for lo, hi in self.ranges)
+        i = bisect_right(self.ranges, (code, MAX_CHAR + 1)) - 1
+        return i >= 0 and self.ranges[i][0] <= code <= self.ranges[i][1]
 
     def pick(self, prefer: str) -> str:
         """A member: the first of `prefer` that is in the set, else the smallest printable one."""
@@ -382,6 +384,16 @@ def _has_assert(node) -> bool:
     return False
 
 
+def _has_end_anchor(node) -> bool:
+    if isinstance(node, Assert):
+        return node.kind == "$"
+    if isinstance(node, (Cat, Alt)):
+        return any(_has_end_anchor(n) for n in (node.items if isinstance(node, Cat) else node.branches))
+    if isinstance(node, Rep):
+        return _has_end_anchor(node.child)
+    return False
+
+
 def _tail_rep(node) -> Rep | None:
     """The variable repetition a match of `node` can end in (for messages)."""
     if isinstance(node, Rep):
@@ -475,12 +487,19 @@ class Backtracker:
             return f
         if kind is Chars:
             chars = node.chars.folded() if self.fold else node.chars
+            known: dict[str, bool] = {}  # membership by character (a few distinct ones per text)
 
             def f(pos, k):
                 self.steps += 1
                 if self.steps > self.budget:
                     raise _OutOfSteps
-                return pos < len(self.text) and self.text[pos] in chars and k(pos + 1)
+                if pos >= len(self.text):
+                    return False
+                c = self.text[pos]
+                inside = known.get(c)
+                if inside is None:
+                    inside = known[c] = c in chars
+                return inside and k(pos + 1)
             return f
         if kind is Cat:
             parts = [self._compile(n) for n in node.items]
@@ -638,15 +657,18 @@ class Attack:
 def attacks(ast, ignore_case: bool = False) -> Iterator[Attack]:
     """For each repetition: each class spelled by a digit, a letter, a space, or the text that follows the
     repetition (`.*x.*!` is slow on `xxxx`, not on `1111`); the text ends with a character the pattern never
-    matches, or a line break, so that every way of matching fails. The pumped piece is the shortest text the
+    matches (or, when it matches them all, nothing, or a line break before a `$`), so that every way of
+    matching fails. The pumped piece is the shortest text the
     repeated part matches, or one that takes every branch of its alternations."""
     alphabet = _alphabet(ast).folded() if ignore_case else _alphabet(ast)
-    outside = next((c for c in "\x00!~\n" if c not in alphabet), "")
+    outside = next((c for c in "\x00!~" if c not in alphabet), "")
+    # Without such a character the text just ends there; a `$` would accept that, a line break it may not.
+    ends = (outside,) if outside else ("", "\n") if _has_end_anchor(ast) else ("",)
     seen: set[str] = set()
     for rep, after in _repetitions(ast):
         for every in (False, True):
             for prefer in (*PREFER, after + PREFER[0]):
-                for end in dict.fromkeys((outside, "\n")):
+                for end in ends:
                     attack = Attack(ast, rep, prefer, end, every)
                     key = attack.text(SIZES[0])
                     if key not in seen:
