@@ -355,10 +355,12 @@ class _Static:
         out.latent = []
         common = p.tail_elastic & p.first
         if common and not p.latent:
-            inner = _tail_rep(node.child)
-            what = f"`{inner.source}`" if inner else "a repetition"
-            self.problems.append(Shape(node.pos, f"nested repetition: `{node.source}` repeats {what}, and one iteration can end "
-                                       f"with {common.show()} that the next can start with", _HINT_NESTED))
+            inner = next((r for r in _tail_reps(node.child) if self.props(r.child).chars & p.first), None)
+            if inner is not None:
+                common = self.props(inner.child).chars & p.first
+            what = f"`{inner.source}`" if inner else "a part whose length varies"
+            self.problems.append(Shape(node.pos, f"nested repetition: `{node.source}` repeats {what}, so one iteration can end "
+                                       f"with a {common.show()} the next could start with", _HINT_NESTED))
         return out
 
 
@@ -392,6 +394,23 @@ def _has_end_anchor(node) -> bool:
     if isinstance(node, Rep):
         return _has_end_anchor(node.child)
     return False
+
+
+def _tail_reps(node) -> Iterator[Rep]:
+    """The variable repetitions a match of `node` can end in, last first."""
+    if isinstance(node, Rep):
+        if node.hi is None or node.hi > node.lo:
+            yield node
+        if node.hi is None or node.hi > node.lo or node.lo == 0:
+            yield from _tail_reps(node.child)
+    elif isinstance(node, Cat):
+        for n in reversed(node.items):
+            yield from _tail_reps(n)
+            if not (isinstance(n, Assert) or isinstance(n, Rep) and n.lo == 0):
+                return
+    elif isinstance(node, Alt):
+        for b in node.branches:
+            yield from _tail_reps(b)
 
 
 def _tail_rep(node) -> Rep | None:
