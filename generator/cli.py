@@ -51,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mark-translated", help="record that the Chinese texts of records were reviewed against their English")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="record files or folders")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
     p.set_defaults(func=cmd_mark_translated)
 
     p = sub.add_parser("verify-sources", help="compare each snippet with the real file at its pinned commit")
@@ -160,15 +161,21 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_mark_translated(args: argparse.Namespace) -> int:
-    from .load import load_records
+    from .load import inside_or_below, load_records
+    from .safefs import UnsafePath
     from .translations import mark_record
 
-    raws, findings = load_records(args.paths)
+    raws, findings = load_records(args.paths, args.root)
     if findings:
         sys.stdout.write(FORMATTERS["text"](findings, len(raws) + len(findings)))
         return 1
     for raw in raws:
-        count = mark_record(raw, Path(raw.path))
+        path = Path(raw.path)
+        try:
+            count = mark_record(raw, path, args.root if inside_or_below(path, args.root) else None)
+        except UnsafePath as exc:
+            sys.stderr.write(f"errdex mark-translated: {exc}\n")
+            return 1
         print(f"marked {count} translated texts in {raw.path}")
     return 0
 

@@ -1,5 +1,8 @@
 """Feeds beside the site: an Atom feed per language, sitemap.xml and llms.txt. Pure functions of the records.
 
+Record text passes `chars.scrub` (titles through `render.clean`) before it is escaped, so that every feed is
+well-formed XML whatever the data holds; the build parses each XML file it writes to make sure.
+
 Dates come from the records (`last_updated`, `first_seen`), never from the clock, so two builds of the same
 data give the same bytes.
 """
@@ -8,7 +11,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from . import render
+from . import chars, render
 from .model import Record
 
 FEED_SIZE = 50
@@ -40,7 +43,7 @@ def atom_feed(records: list[Record], site_url: str, lang: str) -> str:
             f"    <link rel=\"alternate\" type=\"application/json\" href={quoteattr(site_url + render.api_url(record.id))}/>\n"
             f"    <updated>{_stamp(record.provenance.last_updated)}</updated>\n"
             f"    <category term={quoteattr(record.repo)}/>\n"
-            f"    <summary>{escape(summary)}</summary>\n"
+            f"    <summary>{escape(chars.scrub(summary))}</summary>\n"
             "  </entry>\n"
         )
     return (

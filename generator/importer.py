@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import safefs
 from .model import ID_PATTERN, Record
 from .yamlout import dump_record
 
@@ -351,7 +352,10 @@ def write_records(imported: list[Imported], root: Path, force: bool) -> tuple[li
         if path.exists() and not force:
             refused.append(f"{item.source}: {path} already exists (use --force to overwrite it)")
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dump_record(item.record), encoding="utf-8")
+        try:
+            safefs.write_text(path, dump_record(item.record), root)
+        except safefs.UnsafePath as exc:
+            refused.append(f"{item.source}: {exc}")
+            continue
         written.append(path)
     return written, refused

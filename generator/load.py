@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from .findings import Finding, make
+from .safefs import link_on_the_way
 
 MAX_BYTES = 512 * 1024
 MAX_DEPTH = 32
@@ -51,24 +52,33 @@ class RawRecord:
                 return None
         return yaml.compose(text, Loader=_BaseLoader) if text else None
 
+    @functools.cached_property
+    def _places(self) -> dict[str, tuple[yaml.Node, yaml.Node | None]]:
+        """JSON pointer -> (value node, key node or None), for every place in the tree: built once, so that a
+        record with thousands of findings costs one walk, not one scan of a mapping per finding."""
+        places: dict[str, tuple[yaml.Node, yaml.Node | None]] = {}
+        if self.node is None:
+            return places
+        stack: list[tuple[yaml.Node, yaml.Node | None, str]] = [(self.node, None, "")]
+        while stack:
+            node, key_node, pointer = stack.pop()
+            if pointer in places:  # an aliased node, or a duplicate key: the first place wins, as a scan would
+                continue
+            places[pointer] = (node, key_node)
+            if isinstance(node, yaml.MappingNode):
+                stack.extend((v, k, f"{pointer}/{pointer_escape(str(k.value))}") for k, v in reversed(node.value))
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend((v, None, f"{pointer}/{i}") for i, v in reversed(list(enumerate(node.value))))
+        return places
+
     def pos(self, pointer: str, key: bool = False) -> tuple[int, int]:
         """(line, col), 1-based, of the value at `pointer` (or of its key), else of the nearest parent."""
-        node, key_node = self.node, None
-        if node is None:
+        places = self._places
+        if not places:
             return (1, 1)
-        for token in pointer.split("/")[1:] if pointer else []:
-            token = token.replace("~1", "/").replace("~0", "~")
-            child = None
-            if isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
-                    if k.value == token:
-                        child, key_node = v, k
-                        break
-            elif isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value):
-                child, key_node = node.value[int(token)], None
-            if child is None:
-                break
-            node = child
+        while pointer not in places:
+            pointer = pointer.rpartition("/")[0]
+        node, key_node = places[pointer]
         mark = (key_node if key and key_node is not None else node).start_mark
         return (mark.line + 1, mark.column + 1)
 
@@ -226,7 +236,8 @@ def load_file(path: Path, display: str | None = None, root: Path | None = None) 
     """Load one record file. Returns the record, or None with the findings that stopped it."""
     shown = display or path.as_posix()
     try:
-        with path.open("rb") as handle:
+        # O_NOFOLLOW: a file swapped for a symbolic link after the walk is refused, not followed.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return None, [make("YML001", shown, "", f"cannot read the file: {exc.strerror or exc}")]
@@ -246,20 +257,49 @@ def load_file(path: Path, display: str | None = None, root: Path | None = None) 
     return RawRecord(shown, data, text, id_for_path(path, root), str(path)), []
 
 
-def record_files(paths: list[Path]) -> list[Path]:
-    """Every `.yaml` file named or below a named folder, in a stable order."""
+def find_record_files(paths: list[Path], root: Path | None = None) -> tuple[list[Path], list[Finding]]:
+    """Every `.yaml` file named or below a named folder, in a stable order, and a YML011 finding for every
+    symbolic link met on the way (a link is never followed, whether it names a file or a folder)."""
+    top = Path(root or DATA_ROOT)
     found: set[Path] = set()
+    links: set[Path] = set()
     for path in paths:
+        link = link_on_the_way(path, top) if inside_or_below(path, top) else None
+        if link is not None or os.path.islink(path):
+            links.add(Path(link or path))
+            continue
         if path.is_dir():
-            found.update(p for p in path.rglob("*.yaml") if p.is_file())
+            for folder, dirs, names in os.walk(path):
+                for name in dirs + names:
+                    if os.path.islink(os.path.join(folder, name)):
+                        links.add(Path(folder, name))
+                dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+                found.update(Path(folder, n) for n in names if n.endswith(".yaml") and not os.path.islink(os.path.join(folder, n)) and os.path.isfile(os.path.join(folder, n)))
         else:
             found.add(path)
-    return sorted(found, key=lambda p: p.as_posix())
+    findings = [
+        make("YML011", _display(link), "", "a symbolic link under the data root: it is not followed, and nothing it points to is read")
+        for link in sorted(links, key=lambda p: p.as_posix())
+    ]
+    return sorted(found, key=lambda p: p.as_posix()), findings
+
+
+def inside_or_below(path: Path, root: Path) -> bool:
+    """True when `path` is `root` or below it, as written (links not resolved)."""
+    a, b = os.path.abspath(path), os.path.abspath(root)
+    return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+
+
+def record_files(paths: list[Path], root: Path | None = None) -> list[Path]:
+    """The record files of `paths` (see find_record_files; the links it reports are left out)."""
+    return find_record_files(paths, root)[0]
 
 
 def load_records(paths: list[Path], root: Path | None = None) -> tuple[list[RawRecord], list[Finding]]:
     """Load every record file under `paths`; collect all findings rather than stopping at the first."""
-    return load_files(record_files(paths), root)
+    files, findings = find_record_files(paths, root)
+    records, more = load_files(files, root)
+    return records, findings + more
 
 
 def load_files(files: list[Path], root: Path | None = None) -> tuple[list[RawRecord], list[Finding]]:

@@ -15,12 +15,18 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .languages import LANGUAGES
+
 ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*){0,3}$"
 REPO_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,38}/[A-Za-z0-9_.-]{1,100}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 DATETIME_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))?$"
 URL_PATTERN = r"^https?://[^\s<>\"'`]+$"
+# A repository path: segments joined by '/'; a segment is never empty, '.' or '..' (so a link or a fetch built
+# from it cannot leave the repository) and holds no space, '?', '#' or backslash (so it cannot end a URL's path).
+_SEGMENT = r"(?:[^/\s?#\\.][^/\s?#\\]*|\.[^/\s?#\\.][^/\s?#\\]*|\.\.[^/\s?#\\]+)"
+PATH_PATTERN = rf"^{_SEGMENT}(?:/{_SEGMENT})*$"
 
 # Upper bounds that keep one record a page, not a book; they also bound what a hostile record can cost.
 SHORT = 300
@@ -41,6 +47,7 @@ Code = Annotated[str, Field(min_length=1, max_length=CODE)]
 TextList = Annotated[list[Text], Field(max_length=LIST)]
 LineList = Annotated[list[Line], Field(max_length=LIST)]
 
+Language = Literal[tuple(LANGUAGES)]  # type: ignore[valid-type]  # the highlighting allow-list
 Severity = Literal["critical", "error", "warning", "info"]
 ErrorType = Literal["exception", "error_code", "console", "http", "validation", "panic"]
 HandlingStrategy = Literal["try-catch", "type-guard", "validation", "retry", "fallback"]
@@ -87,7 +94,9 @@ class Source(_Model):
     """The code that raises the error, pinned to a commit. The permalink is derived from these fields."""
 
     repo: Repo
-    path: Annotated[str, Field(pattern=r"^[^/\s][^\s]*$", max_length=500)] = Field(description="File path in the repository.")
+    path: Annotated[str, Field(pattern=PATH_PATTERN, max_length=500)] = Field(
+        description="File path in the repository: segments joined by '/', none empty, '.' or '..'; no spaces, '?', '#' or backslashes."
+    )
     line: Annotated[int, Field(ge=1)] = Field(description="The line that raises or logs the error.")
     start_line: Annotated[int, Field(ge=1)] = Field(description="First line of the snippet.")
     end_line: Annotated[int, Field(ge=1)] = Field(description="Last line of the snippet.")
@@ -95,13 +104,13 @@ class Source(_Model):
     snippet: Annotated[str, Field(min_length=1, max_length=CODE)] = Field(
         description="Lines start_line..end_line of the file at that commit, byte for byte (at most 40 lines)."
     )
-    language: Slug | None = Field(None, description="Highlighting language; derived from the file extension when absent.")
+    language: Language | None = Field(None, description="Highlighting language; derived from the file extension when absent.")
 
 
 class ExampleFix(_Model):
     before: Code
     after: Code
-    language: Slug | None = Field(None, description="Highlighting language of the code; `python` when absent.")
+    language: Language | None = Field(None, description="Highlighting language of the code; `python` when absent.")
     note: Text | None = None
     note_zh: Text | None = None
 

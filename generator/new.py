@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
+from . import safefs
 from .model import ID_PATTERN
 from .yamlout import schema_ref
 
@@ -29,9 +31,10 @@ def new_record(record_id: str, root: Path) -> Path:
             "e.g. vllm/kv-cache-out-of-memory"
         )
     path = root / f"{record_id}.yaml"
-    if path.exists():
+    if path.exists() or os.path.islink(path):
         raise NewRecordError(f"{path} already exists; edit it instead, or choose another id")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as handle:
-        handle.write(template_text(record_id, path.as_posix()))
+    try:
+        safefs.write_text(path, template_text(record_id, path.as_posix()), root, exclusive=True)
+    except (safefs.UnsafePath, FileExistsError) as exc:
+        raise NewRecordError(str(exc)) from None
     return path

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .checks import check_across, check_each
 from .findings import Finding, fails
-from .load import DATA_ROOT, RawRecord, load_files, record_files
+from .load import DATA_ROOT, RawRecord, find_record_files, load_files
 from .model import Record
 
 
@@ -51,7 +51,7 @@ def check(paths: list[Path] | None = None, root: Path | None = None, strict: boo
     Large datasets are loaded and checked per record in one worker process per core; the checks across records
     run once over everything. The findings are the same either way. `models=False` skips building the models
     (validation alone does not need them)."""
-    files = record_files(paths or [root or DATA_ROOT])
+    files, link_findings = find_record_files(paths or [root or DATA_ROOT], root)
     workers = min(os.cpu_count() or 1, 8)
     if len(files) >= PARALLEL_FROM and workers > 1:
         chunks = [files[i::workers] for i in range(workers)]
@@ -62,7 +62,7 @@ def check(paths: list[Path] | None = None, root: Path | None = None, strict: boo
     else:
         raws, findings = _load_and_check_each(files, root)
     raws.sort(key=lambda raw: raw.path)  # one order whichever way they were loaded: cross-record findings depend on it
-    findings += check_across(raws)
+    findings += link_findings + check_across(raws)
     result = Checked(raws, sorted(findings), strict)
     if models and not result.failed:
         result.records = sorted((Record.model_validate(raw.data) for raw in raws), key=lambda r: r.id)

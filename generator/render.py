@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 import posixpath
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -25,9 +24,10 @@ import jinja2
 from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import TextLexer, get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
+from pygments.lexers import get_lexer_by_name
 
+from . import chars
+from .languages import LANGUAGES, MAX_HIGHLIGHT, language_of
 from .model import Record
 
 LANGS = ("en", "zh")
@@ -36,7 +36,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 # Control characters other than tab and newline have no business on a page; Python-Markdown also uses
 # \x02/\x03 for its own placeholders, so a record must never be able to emit them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -305,8 +304,10 @@ def api_url(record_id: str) -> str:
 
 
 def _path_segment(text: str) -> str:
-    """A repository name as a safe path segment ('.' and '..' and dots in general never reach a path)."""
-    return re.sub(r"[^A-Za-z0-9_-]", lambda m: f"-{ord(m.group()):x}-", text)
+    """A repository name as a safe path segment: letters, digits and '-' stay; any other character, '_' (the
+    escape character itself) included, becomes `_<hex>_`. No two names share a segment ('llama.cpp' is
+    'llama_2e_cpp', 'llama-2e-cpp' stays as it is), and '.' and '..' never reach a path."""
+    return re.sub(r"[^A-Za-z0-9-]", lambda m: f"_{ord(m.group()):x}_", text)
 
 
 def project_page(repo: str) -> str:
@@ -361,7 +362,8 @@ def safe_url(url: str | None) -> str | None:
 
 
 def clean(text: str) -> str:
-    return _CONTROL.sub("\ufffd", text)
+    """Record text as a page may carry it: any unsafe character (validation refuses them) becomes U+FFFD."""
+    return chars.scrub(text)
 
 
 def percent(rate: float) -> str:
@@ -393,33 +395,23 @@ def pick(en: Any, zh: Any, lang: str, index: int | str | None = None) -> Text | 
     return Text(clean(en))
 
 
-@functools.lru_cache(maxsize=512)
-def _lexer(language: str | None, filename: str | None = None):
-    """A Pygments lexer by name, else by file extension, else plain text (cached: the filename lookup scans
-    every lexer)."""
-    if language:
-        try:
-            return get_lexer_by_name(language)
-        except ClassNotFound:
-            pass
-    if filename:
-        try:
-            return get_lexer_for_filename(filename)
-        except ClassNotFound:
-            pass
-    return TextLexer()
+@functools.lru_cache(maxsize=64)
+def _lexer(language: str):
+    return get_lexer_by_name(LANGUAGES[language])
 
 
 @functools.lru_cache(maxsize=20_000)
 def _highlight(code: str, language: str | None, filename: str | None, start: int = 0, marked: int = 0) -> str:
     """Highlighted HTML; with `start`, a line-number table starting there and line `marked` highlighted.
-    Cached because each page is rendered once per language."""
-    ext = "x" + PurePosixPath(filename).suffix if filename else None  # the extension is all the lookup uses
+
+    Only allow-listed lexers run (`generator.languages`), and never on more than MAX_HIGHLIGHT characters:
+    past that the code is plain text. Cached because each page is rendered once per language."""
     if start:
         formatter = HtmlFormatter(cssclass="highlight", wrapcode=True, linenos="table", linenostart=start, hl_lines=[marked])
     else:
         formatter = HtmlFormatter(cssclass="highlight", wrapcode=True)
-    return highlight(code, _lexer(language, ext), formatter)
+    name = language_of(language, filename) if len(code) <= MAX_HIGHLIGHT else "text"
+    return highlight(code, _lexer(name), formatter)
 
 
 def code_block(code: str, language: str | None = "python") -> Markup:
@@ -479,8 +471,28 @@ def env() -> jinja2.Environment:
 
 
 def front_matter_value(text: str) -> Markup:
-    """A front-matter value: entity-escaped HTML (the theme prints it raw) as a JSON string (valid YAML)."""
-    return Markup(json.dumps(str(escape(clean(text).replace("\n", " "))), ensure_ascii=False))
+    """A front-matter value: entity-escaped HTML (the theme prints it raw) as a YAML double-quoted scalar.
+
+    Written in printable ASCII only, every other character as a `\\uXXXX` or `\\UXXXXXXXX` escape: whatever the
+    text holds (a control, a non-character, a code point YAML readers refuse), the page's metadata still parses,
+    so it can never fall through to be rendered as Markdown. `tests/test_render.py` round-trips every code point."""
+    return Markup(yaml_quoted(str(escape(clean(text).replace("\n", " ")))))
+
+
+def yaml_quoted(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def page_title(record: Record, lang: str) -> str:
@@ -680,6 +692,10 @@ def _sorted(records: Iterable[Record]) -> list[Record]:
     return sorted(records, key=lambda r: (SEVERITIES.index(r.error.severity), r.id))
 
 
+class PageCollision(ValueError):
+    """Two generated pages would have one path."""
+
+
 def render_browse_pages(records: list[Record], lang: str) -> dict[str, str]:
     """Source path -> Markdown for the index pages (by project, category, tag, severity) and each group page."""
     L = LABELS[lang]
@@ -710,6 +726,8 @@ def render_browse_pages(records: list[Record], lang: str) -> dict[str, str]:
             label = VALUE_LABELS[lang][name] if kind == "severity" else name
             items.append({"name": label, "href": relative(index_url, lang_root(lang) + page_url_of(path)), "count": len(groups[kind][name]), "severity": name if kind == "severity" else None})
             here = lang_root(lang) + page_url_of(path)
+            if path in pages:
+                raise PageCollision(f"{kind} {name!r} and another {kind} share the page {path}")
             pages[path] = list_tpl.render(
                 L=L, V=VALUE_LABELS[lang], title=group_title.format(name=label),
                 back={"href": relative(here, index_url), "title": index_title},
@@ -744,7 +762,11 @@ def render_site_pages(records: list[Record], lang: str, links: SiteLinks) -> dic
     """All generated pages of one language: source path -> Markdown."""
     data = Dataset(records)
     pages = {error_page_path(r.id): render_error_page(r, lang, data, links) for r in records}
-    pages.update(render_browse_pages(records, lang))
+    browse = render_browse_pages(records, lang)
+    shared = sorted(pages.keys() & browse.keys())
+    if shared:
+        raise PageCollision(f"an error page and a browse page share the path {shared[0]}")
+    pages.update(browse)
     return pages
 
 

@@ -26,7 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from xml.etree import ElementTree
+
 import yaml
+from mkdocs.utils.meta import get_data
 
 from . import render
 from .feeds import feed_files
@@ -87,10 +90,32 @@ def _check_output_dir(out: Path) -> None:
 
 
 def _write_pages(dest: Path, pages: dict[str, str]) -> None:
+    """Write the generated pages beside the hand-written ones, refusing any page that would share a path with
+    another (compared case-folded: a case-insensitive file system would merge them) or whose metadata mkdocs
+    could not read (mkdocs then renders the metadata as Markdown, silently)."""
+    taken = {p.relative_to(dest).as_posix().casefold(): p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     for rel, text in pages.items():
+        key = rel.casefold()
+        if key in taken:
+            raise BuildError(f"two pages would be written to one path: {taken[key]!r} and {rel!r}")
+        taken[key] = rel
+        _, meta = get_data(text)
+        if not isinstance(meta, dict) or "title" not in meta:
+            raise BuildError(f"the generated page {rel} has no metadata that mkdocs can read")
         path = dest / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def check_xml(site: Path) -> list[str]:
+    """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed)."""
+    bad = []
+    for path in sorted(site.rglob("*.xml")):
+        try:
+            ElementTree.fromstring(path.read_bytes())
+        except ElementTree.ParseError as exc:
+            bad.append(f"{path.relative_to(site).as_posix()}: {exc}")
+    return bad
 
 
 def _only_in(lang: str) -> list[str]:
@@ -330,7 +355,10 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
         for lang in render.LANGS:
             docs = work / "src" / lang
             shutil.copytree(DOCS / lang, docs)
-            pages = render.render_site_pages(records, lang, links)
+            try:
+                pages = render.render_site_pages(records, lang, links)
+            except render.PageCollision as exc:
+                raise BuildError(str(exc)) from None
             _write_pages(docs, pages)
             del pages
             sites[lang] = work / f"out-{lang}"
@@ -354,6 +382,9 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     else:
         os.rename(work / "api", site / "api")
     _write_feeds(site, records, url)
+    bad_xml = check_xml(site)
+    if bad_xml:
+        raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))
     progress.say("wrote the Atom feeds, sitemap.xml and llms.txt")
     n = _write_alias_redirects(site, records)
     if n:

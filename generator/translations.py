@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from . import safefs
 from .checks.translation import fingerprint, text_pairs
 from .load import RawRecord
 
@@ -30,8 +31,9 @@ def marked_text(text: str, marks: dict[str, str]) -> str:
     return body + HEADER + lines
 
 
-def mark_record(raw: RawRecord, path: Path) -> int:
-    """Rewrite one record file's marks; returns how many texts are marked."""
+def mark_record(raw: RawRecord, path: Path, root: Path | None = None) -> int:
+    """Rewrite one record file's marks; returns how many texts are marked. Never writes through a symbolic
+    link: not the file, nor any folder between `root` (default: the file's folder) and it."""
     marks = fingerprints(raw.data)
-    path.write_text(marked_text(raw.text, marks), encoding="utf-8")
+    safefs.write_text(path, marked_text(raw.text, marks), root if root is not None else path.parent)
     return len(marks)

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from . import chars
+
 MODELINE = "# yaml-language-server: $schema={schema}\n"
 
 
@@ -14,9 +16,10 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
-# Characters that YAML 1.1 reads as line breaks or cannot show in a plain or block scalar: such text is written
-# double-quoted with escapes, so that it reads back exactly as it was.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+# Characters that YAML 1.1 reads as line breaks or cannot show in a plain or block scalar (the unsafe class,
+# plus the line and paragraph separators and the byte-order mark): such text is written double-quoted with
+# escapes, so that it reads back exactly as it was (and then meets REC006/REC007).
+_UNSAFE = re.compile(f"{chars.UNSAFE.pattern}|[\u2028\u2029\ufeff]")
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

@@ -2,7 +2,7 @@
 
 - `zz-fixture/live-thing`: fully translated, a source block, two aliases of different depths (one 4 parts deep).
 - `zz-fixture/retired-thing`: superseded by the live record *through an alias*, half translated, integer and
-  float rates, and text holding U+2028/U+2029/U+0085 (line breaks to Python's splitlines, not to JSON).
+  float rates, and text holding U+2028/U+2029 (line breaks to Python's splitlines, not to JSON; U+0085 is refused by REC007).
 - `zz-fixture-flat`: a one-part id, nothing translated, severity `info`.
 """
 
@@ -65,7 +65,7 @@ def fixture_data() -> list[dict[str, Any]]:
             "severity": "warning",
             "examples": ["WARN Old pool empty"],
         },
-        "explanation": "Replaced by the live record.\u2028A second paragraph\u2029and a third\x85 after NEL.",
+        "explanation": "Replaced by the live record.\u2028A second paragraph\u2029and a third.",
         "explanation_zh": "已被新记录取代。",
         "solutions": ["Read the successor"],
         "dead_ends": [

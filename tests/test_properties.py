@@ -16,7 +16,8 @@ from generator.export import api_files
 from generator.load import parse_text
 from generator.model import Record
 from generator.checks import run_checks
-from generator.checks.record import HIDDEN_CHARACTERS
+from generator import chars
+from generator.feeds import atom_feed
 from generator.load import RawRecord
 from generator.schema import record_schema
 from generator.yamlout import dump_record
@@ -25,6 +26,17 @@ from generator.yamlout import dump_record
 # ERRDEX_PROPERTY_EXAMPLES=1000 runs a deeper search on demand.
 SETTINGS = settings(max_examples=int(os.environ.get("ERRDEX_PROPERTY_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck),
                     phases=[Phase.explicit, Phase.reuse, Phase.generate])
+
+
+# The whole of Unicode (every scalar value), with the characters that break parsers drawn often: every C0 and
+# C1 control, DEL, non-characters and the hidden (invisible, direction-changing) ones. Surrogates are not
+# characters and no YAML file can hold one (the loader refuses even the escape): the field test adds them.
+_SPECIAL = (
+    [chr(c) for c in range(0x20)] + [chr(c) for c in range(0x7F, 0xA0)] + ["\ufdd0", "\ufdef"]
+    + [chr(p << 16 | 0xFFFE) for p in range(17)] + [chr(p << 16 | 0xFFFF) for p in range(17)]
+    + ["\u200b", "\u202e", "\u2066", "\ufeff", "\u00ad", "\u2028", "\u2029"]
+)
+CHARACTERS = st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(_SPECIAL))
 
 
 def _standalone(data: dict) -> dict:
@@ -55,7 +67,7 @@ def from_schema(schema: dict, node: dict | None = None) -> st.SearchStrategy:
         low, high = node.get("minLength", 0), min(node.get("maxLength", 80), 80)
         if "pattern" in node:
             return st.from_regex(node["pattern"], fullmatch=True).filter(lambda s: low <= len(s) <= node.get("maxLength", 10**9))
-        return st.text(min_size=max(low, 1) if low else 0, max_size=high)
+        return st.text(CHARACTERS, min_size=max(low, 1) if low else 0, max_size=high)
     if kind == "integer":
         return st.integers(node.get("minimum", -(10**6)), node.get("maximum", 10**6))
     if kind == "number":
@@ -114,14 +126,32 @@ def test_any_valid_record_survives_every_stage(data: dict) -> None:
 
 
 @SETTINGS
-@given(st.text(min_size=1, max_size=200))
-def test_any_text_in_a_field_is_shown_literally(text: str) -> None:
+@given(st.text(st.one_of(CHARACTERS, st.sampled_from(["\ud800", "\udc00", "\udfff"])), min_size=1, max_size=200))
+def test_any_text_in_a_field_is_refused_or_shown_literally(text: str) -> None:
+    """Any text at all in a record's explanation: validation names the character it refuses, or the page, its
+    metadata, the feed and the API all carry the text as text."""
+    from mkdocs.utils.meta import get_data
+    from xml.etree import ElementTree
+
     base = json.loads((Path(__file__).parent / "fixtures" / "property_base.json").read_text(encoding="utf-8"))
     base["explanation"] = text
-    if HIDDEN_CHARACTERS.search(text) or not text.strip():  # refused by REC006 before any page is made
+    findings = run_checks([RawRecord("generated.yaml", base, "")])
+    codes = {f.code for f in findings}
+    unsafe = chars.UNSAFE.search(text)
+    hidden = chars.HIDDEN.search(text)
+    if unsafe:
+        assert "REC007" in codes and any(f"U+{ord(unsafe.group()):04X}" in f.message for f in findings)
+    if hidden:
+        assert "REC006" in codes
+    if unsafe or hidden or not text.strip():
         return
     record = Record.model_validate(base)
-    page = render.render_site_pages([record], "en", render.SiteLinks())[render.error_page_path(record.id)]
-    parser = _Scripts()
-    parser.feed(page.split("---", 2)[-1])
-    assert parser.elements == []
+    for lang in render.LANGS:
+        page = render.render_site_pages([record], lang, render.SiteLinks())[render.error_page_path(record.id)]
+        body, meta = get_data(page)
+        assert meta.get("errdex_id") == record.id and meta.get("description")
+        parser = _Scripts()
+        parser.feed(body)
+        assert parser.elements == []
+        ElementTree.fromstring(atom_feed([record], "https://errdex.dev/", lang).encode())
+    assert json.loads(api_files([record])[f"errors/{record.id}.json"])["record"]["explanation"] == text

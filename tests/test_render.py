@@ -94,7 +94,7 @@ def test_only_http_urls_are_links():
 
 
 def test_repo_names_are_safe_path_segments():
-    assert render.project_page("a/..") == "browse/project/a/-2e--2e-/index.md"
+    assert render.project_page("a/..") == "browse/project/a/_2e__2e_/index.md"
     assert render.project_page("vllm-project/vllm") == "browse/project/vllm-project/vllm/index.md"
 
 

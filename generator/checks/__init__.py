@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, capped
 from ..load import RawRecord
 
 RecordCheck = Callable[[RawRecord], Iterable[Finding]]
@@ -59,9 +59,10 @@ def check_each(records: list[RawRecord]) -> list[Finding]:
 
     findings: list[Finding] = []
     for raw in records:
-        findings.extend(schema.check_schema(raw))
+        mine = list(schema.check_schema(raw))
         for check in RECORD_CHECKS:
-            findings.extend(check(raw))
+            mine.extend(check(raw))
+        findings.extend(capped(mine))
     return findings
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from ..findings import Finding, make
@@ -89,3 +90,24 @@ def no_supersede_cycles(records: list[RawRecord]) -> Iterator[Finding]:
             reported.update(cycle)
             raw = successor[node][1]
             yield make("XRC003", raw.path, "/superseded_by", "superseded_by forms a cycle: " + " -> ".join(cycle + [node]), raw.pos("/superseded_by"))
+
+
+@dataset_check
+def one_spelling_per_project(records: list[RawRecord]) -> Iterator[Finding]:
+    """XRC006: GitHub names are case-insensitive, so `Dao-AILab/flash-attention` and `dao-ailab/flash-attention`
+    are one project; spelled both ways they would make two browse pages for one project (and one path on a
+    case-insensitive file system). The spelling most records use is the right one (ties: the first in order)."""
+    uses: dict[str, list[tuple[str, RawRecord, str]]] = {}
+    for raw in records:
+        for pointer in ("/repo", "/source/repo"):
+            value = get(raw.data, *pointer.split("/")[1:], kind=str)
+            if value is not None:
+                uses.setdefault(value.casefold(), []).append((value, raw, pointer))
+    for spelled in uses.values():
+        counts = Counter(value for value, _, _ in spelled)
+        if len(counts) < 2:
+            continue
+        best = min(counts, key=lambda v: (-counts[v], v))
+        for value, raw, pointer in spelled:
+            if value != best:
+                yield make("XRC006", raw.path, pointer, f"{value!r} is written {best!r} in {counts[best]} other place(s); one project, one spelling", raw.pos(pointer))

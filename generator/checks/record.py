@@ -5,14 +5,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import unicodedata
 from collections.abc import Iterator
 
+from .. import chars
 from ..findings import Finding, make
 from ..load import RawRecord, pointer_escape
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")
+# How far past today a date may lie (time zones: a contributor's today can be the checker's tomorrow).
+FUTURE_MARGIN = dt.timedelta(days=1)
+
+
+def today() -> dt.date:
+    """The checker's today, in UTC (a function so that tests can move the clock)."""
+    return dt.datetime.now(dt.timezone.utc).date()
 
 
 @record_check
@@ -31,9 +38,22 @@ def dates(raw: RawRecord) -> Iterator[Finding]:
             continue
         pointer = f"/provenance/{name}"
         try:
-            parsed.append((name, dt.date.fromisoformat(text)))
+            day = dt.date.fromisoformat(text)
         except ValueError:
             yield make("REC002", raw.path, pointer, f"{text!r} is not a real date", raw.pos(pointer))
+            continue
+        parsed.append((name, day))
+        latest = today() + FUTURE_MARGIN
+        if day > latest:
+            yield make("REC008", raw.path, pointer, f"{name} {day.isoformat()} is in the future (latest allowed: {latest.isoformat()})", raw.pos(pointer))
+    analyzed = get(raw.data, "provenance", "analyzed_at", kind=str)
+    if analyzed is not None:
+        try:
+            day = dt.date.fromisoformat(analyzed[:10])
+        except ValueError:
+            day = None  # the schema's pattern reports the form
+        if day is not None and day > today() + FUTURE_MARGIN:
+            yield make("REC008", raw.path, "/provenance/analyzed_at", f"analyzed_at {analyzed} is in the future", raw.pos("/provenance/analyzed_at"))
     for (a_name, a), (b_name, b) in zip(parsed, parsed[1:]):
         if a > b:
             pointer = f"/provenance/{b_name}"
@@ -65,30 +85,35 @@ def no_self_reference(raw: RawRecord) -> Iterator[Finding]:
         yield make("REC005", raw.path, "/superseded_by", "the record is superseded by itself", raw.pos("/superseded_by"))
 
 
-# Invisible and direction-changing characters let a record show one text and mean another (an id that looks
-# like another's, a message whose parts render in a different order). Real error text does not need them.
-HIDDEN_CHARACTERS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
-
-
 def _strings(value, pointer=""):
+    """(pointer, text) for every string of a record: values, and the keys of mappings (findings echo keys too)."""
     if isinstance(value, str):
         yield pointer, value
     elif isinstance(value, dict):
         for key, child in value.items():
-            yield from _strings(child, f"{pointer}/{pointer_escape(str(key))}")
+            here = f"{pointer}/{pointer_escape(str(key))}"
+            if isinstance(key, str):
+                yield here, key
+            yield from _strings(child, here)
     elif isinstance(value, list):
         for i, child in enumerate(value):
             yield from _strings(child, f"{pointer}/{i}")
 
 
+# One scan of the record's values and keys decides (not of the file text: YAML may spell a character as an
+# escape); only a record that may have such a character is walked to find where. ensure_ascii=False keeps every
+# character as itself (a lone surrogate included) but C0 controls, which JSON writes as \b \f \r or \u00XX: the
+# scan also takes those spellings (a false alarm only costs the walk).
+_ANY = re.compile(f"{chars.HIDDEN.pattern}|{chars.UNSAFE.pattern}|" + r"\\[bfr]|\\u00[01]")
+
+
 @record_check
-def no_hidden_characters(raw: RawRecord) -> Iterator[Finding]:
-    # One scan of the record's values decides (not of the file text: YAML may spell the character as an
-    # escape); only a record that has such a character is walked to find where.
-    if not HIDDEN_CHARACTERS.search(json.dumps(raw.data, ensure_ascii=False)):
+def no_hidden_or_unsafe_characters(raw: RawRecord) -> Iterator[Finding]:
+    """REC006 for invisible and direction-changing characters, REC007 for controls, surrogates and non-characters."""
+    if not _ANY.search(json.dumps(raw.data, ensure_ascii=False)):
         return
     for pointer, text in _strings(raw.data):
-        found = HIDDEN_CHARACTERS.search(text)
-        if found:
-            message = f"U+{ord(found.group()):04X} ({unicodedata.name(found.group(), 'format character')}) at offset {found.start()}"
-            yield make("REC006", raw.path, pointer, message, raw.pos(pointer))
+        for code, pattern in (("REC006", chars.HIDDEN), ("REC007", chars.UNSAFE)):
+            found = pattern.search(text)
+            if found:
+                yield make(code, raw.path, pointer, f"{chars.describe(found.group())} at offset {found.start()}", raw.pos(pointer))
