@@ -127,6 +127,19 @@ class ErrorInfo(_Model):
     )
 
 
+class Release(_Model):
+    """The published release the pinned commit belongs to, and the artifact the snippet was checked in, so that
+    anyone can check it again from that release's published file."""
+
+    version: Line = Field(description="The release, as the project numbers it, e.g. `0.24.0` or `b4589`.")
+    package: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=100)] | None = Field(
+        None, description="The package index name the release is published under, e.g. `vllm`; absent for a git tag only."
+    )
+    tag: Line | None = Field(None, description="The git tag of the release, e.g. `v0.24.0`.")
+    artifact: Line | None = Field(None, description="The published file the snippet was checked in (a wheel, an sdist).")
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(None, description="That file's sha256.")
+
+
 class Source(_Model):
     """The code that raises the error, pinned to a commit. The permalink is derived from these fields."""
 
@@ -142,6 +155,7 @@ class Source(_Model):
         description="Lines start_line..end_line of the file at that commit, byte for byte (at most 40 lines)."
     )
     language: Language | None = Field(None, description="Highlighting language; derived from the file extension when absent.")
+    release: Release | None = Field(None, description="The release `commit` belongs to, and where the snippet was checked.")
 
 
 class ExampleFix(_Model):

@@ -40,9 +40,10 @@ def test_importing_the_seeds_reproduces_our_records(tmp_path, capsys) -> None:
             "/provenance/origin/dataset", "/provenance/origin/slug", "/provenance/origin/schema_version",
             "/provenance/origin/dataset_version",
         ],
+        # Our block-manager record was audited against the code after import: its texts, versions, docs link and the
+        # estimates of the fixes it dropped differ from the seed by design (tests/test_seeds.py maps the seed itself).
         "vllm/block-manager-out-of-memory": [
-            "/aliases", "/repo", "/domain", "/category", "/root_cause", "/root_cause_zh", "/root_cause_type", "/versions",
-            "/official_docs", "/resolvable", "/provenance/origin/estimates",
+            "/aliases", "/repo", "/domain", "/category", "/resolvable",
             "/provenance/origin/first_seen", "/provenance/origin/last_confirmed", "/provenance/origin/dataset", "/provenance/origin/id",
             "/provenance/origin/locale", "/provenance/origin/signature", "/provenance/origin/signature_zh",
             "/provenance/origin/regex", "/provenance/origin/verification_tier",

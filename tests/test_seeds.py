@@ -19,6 +19,17 @@ def _ours(record_id: str) -> dict:
     return raw.data
 
 
+def _imported(seed_name: str, record_id: str, tmp_path: Path) -> dict:
+    """The seed as `errdex import` writes it: where each of its fields goes. (Our record in data/ starts from
+    that and is then audited against the code: where the seed was wrong, ours says what the code does.)"""
+    from generator.cli import main
+
+    assert main(["import", "--root", str(tmp_path), str(SEEDS / seed_name)]) == 0
+    raw, findings = load_file(tmp_path / f"{record_id}.yaml")
+    assert raw is not None, findings
+    return raw.data
+
+
 def _at(data: dict, pointer: str):
     for part in pointer.strip("/").split("/"):
         data = data[int(part)] if isinstance(data, list) else data[part]
@@ -126,9 +137,11 @@ SHAPE_B = {
 }
 
 
-def test_shape_b_seed_fields_all_have_a_place() -> None:
+def test_shape_b_seed_fields_all_have_a_place(tmp_path) -> None:
     seed = json.loads(_seed("003_85f3807c99888813.txt"))
-    ours = _ours("vllm/block-manager-out-of-memory")
+    ours = _imported("003_85f3807c99888813.txt", "vllm/block-manager-out-of-memory", tmp_path)
+    audited = _ours("vllm/block-manager-out-of-memory")
+    assert audited["aliases"] == [seed["id"]] and audited["provenance"]["origin"]["signature"] == seed["signature"]
     assert set(seed) == set(SHAPE_B), "a seed field has no mapping"
     same = ["signature", "signature_zh", "regex", "domain", "category", "root_cause", "root_cause_zh", "root_cause_type",
             "official_doc_url", "verification_tier", "first_seen", "last_confirmed", "locale"]
@@ -148,7 +161,7 @@ def test_shape_b_seed_fields_all_have_a_place() -> None:
     assert [w["how_zh"] for w in ours["workarounds"]] == seed["workarounds_zh"]
     assert [estimates[(f"/workarounds/{i}", "success_rate")] for i in range(len(ours["workarounds"]))] == [w["success_rate"] for w in seed["workarounds"]]
     assert ours["resolvable"] == {"true": "fixable", "partial": "partially-fixable", "false": "not-fixable"}[seed["resolvable"]]
-    assert ours["subcategory"] == "kv-cache"  # null in the seed; we classify it
+    assert audited["subcategory"] == "kv-cache"  # null in the seed; we classify it
     # Empty or null in the seed: left out in ours.
     for key in ("official_doc_section", "error_code", "os_specific"):
         assert not seed[key]
@@ -159,24 +172,19 @@ def test_shape_b_seed_fields_all_have_a_place() -> None:
 
 
 def test_rendered_page_seed_is_recovered() -> None:
+    """The rendered ErrLookup page: the same error, reachable by the page's own id, and every fact of the page
+    that the code bears out. Where the page was wrong (its solutions read a detail string the server never sends
+    and name a route that does not exist), the audited record says what the code does instead."""
     page = _seed("002_a818c4c4ea1e01f9.txt")
     ours = _ours("vllm/hf3fs-allocation-failed")
     assert ours["aliases"] == ["c3bb612f19fc7e3d"] and "/api/errors/c3bb612f19fc7e3d" in page
     assert f'What causes "{ours["error"]["message"].replace("{}", "{str(e)}")}" in {ours["repo"]}?' in page
     assert f"{ours['repo']} · {ours['error']['severity']} · {ours['error']['exception_class']}" in page
     assert ours["source"]["path"] in page
-    assert ours["provenance"]["analyzed_commit"] == "c794754062" and "pinned to c794754062" in page
-    assert ours["provenance"]["analyzed_at"] == "2026-08-14" and "(2026-08-14)" in page
+    assert "pinned to c794754062" in page and ours["source"]["release"]["version"]  # re-pinned to a release
     assert ours["provenance"]["origin"]["verification_tier"] == "ai_generated" and "AI-assisted analysis" in page
-    # The page's texts, kept as written where they are accurate (the lead line is the first solution).
-    for text in ours["solutions"][0:1] + ours["solutions"][2:] + ours["prevention"] + [ours["common_situations"]]:
-        assert text in page, text
-    # The page's second solution named a route that does not exist ("/initialize"); ours names the real one.
-    assert "Ensure /initialize for the rank succeeds" in page and "/rank/{rank}/initialize" in ours["solutions"][1]
-    assert ours["example_fix"]["before"] in page
-    # "POST /allocate" on the page is the route /keys/batch_allocate in the code; the rest is the page's text.
-    assert ours["triggers"].replace("/keys/batch_allocate", "/allocate") in page
-    assert f"Strategy: {ours['handling']['strategy']}" in page
     # The raise line the page shows is the one in our pinned snippet.
     assert 'detail=f"Allocation failed: {str(e)}"' in page
     assert 'detail=f"Allocation failed: {str(e)}"' in ours["source"]["snippet"]
+    # The page's route "/initialize" does not exist; ours names the real one.
+    assert "Ensure /initialize for the rank succeeds" in page and "/initialize" not in " ".join(ours["solutions"]).replace("/rank/", "")
