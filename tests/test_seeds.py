@@ -50,7 +50,7 @@ SHAPE_A = {
     "slug": "/provenance/origin/slug",
     "errorCode": "/error/code",
     "errorMessage": "/error/message",
-    "messagePattern": "/provenance/origin/regex",
+    "messagePattern": "/error/regex",  # and, in our audited record, /provenance/origin/regex
     "errorType": "/error/type",
     "errorClass": "/error/exception_class",
     "httpStatus": "/error/http_status",
@@ -80,10 +80,13 @@ SHAPE_A = {
 REWORDED_A = {"/explanation"}
 
 
-def test_shape_a_seed_fields_all_have_a_place() -> None:
+def test_shape_a_seed_fields_all_have_a_place(tmp_path) -> None:
     envelope = json.loads(_seed("000_2bc9ac12314c2b20.txt"))
     seed = envelope["record"]
-    ours = _ours("transformers/failed-to-allocate-blocks-for-request")
+    ours = _imported("000_2bc9ac12314c2b20.txt", "transformers/failed-to-allocate-blocks-for-request", tmp_path)
+    audited = _ours("transformers/failed-to-allocate-blocks-for-request")
+    assert audited["aliases"] == [seed["id"]] and audited["provenance"]["origin"]["slug"] == seed["slug"]
+    assert audited["provenance"]["origin"]["regex"] == seed["messagePattern"]
     assert set(seed) - {"githubUrl"} == set(SHAPE_A), "a seed field has no mapping"
     for key, pointer in SHAPE_A.items():
         if seed[key] is None:
