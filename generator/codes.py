@@ -72,6 +72,7 @@ _ALL = [
     Code("RGX005", "unportable-regex", "error", "write the pattern in the subset RE2 and JavaScript share (no look-around, back-references, named groups, inline flags other than a leading (?i), \\A \\z \\Q) and without the shapes that make browsers backtrack (nested repetition, repeated alternatives that overlap, overlapping repetitions in a row); the message names the construct, its position and the fix"),
     Code("RGX006", "pattern-too-broad", "error", "anchor the pattern on the message's fixed words (at least 4 literal characters every match contains, e.g. `Failed to allocate (\\d+) blocks`), not on `.*` or `\\w+` alone"),
     Code("RGX007", "slow-backtracking", "error", "browsers run patterns with a backtracking engine, and this one takes far longer than the text is long: rewrite the part named so that each piece of text can be matched one way only (one repetition instead of two in a row, a smaller bound, alternatives that cannot match the same text)"),
+    Code("RGX008", "no-real-example", "warning", "add an example seen in a public report (`seen: <URL>`), or say in `error.unseen` where and when you looked for one and found none"),
     Code("SRC001", "snippet-line-count", "error", "the snippet must hold exactly end_line - start_line + 1 lines; re-copy it from the file at the pinned commit"),
     Code("SRC002", "raise-line-outside", "error", "source.line must lie within start_line..end_line (and start_line <= end_line)"),
     Code("SRC003", "snippet-too-long", "error", "quote at most 40 lines around the raise"),

@@ -125,6 +125,10 @@ class ErrorInfo(_Model):
     counter_examples: Annotated[list[Annotated[str, Field(min_length=1, max_length=2000)]], Field(max_length=LIST)] = (
         Field(default_factory=list, description="Lines that look alike but are not this error; none may match `regex`.")
     )
+    unseen: Line | None = Field(
+        None, description="Why no example is `seen` in a public report yet (where and when it was looked for); "
+        "without a seen example and without this, validate warns (RGX008).",
+    )
 
 
 class Release(_Model):

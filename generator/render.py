@@ -196,6 +196,7 @@ def _error(record: Record, lang: str) -> dict[str, Any]:
             {"text": clean(x.text), "seen": safe_url(x.seen), "label": LABELS[lang]["seen_in" if x.seen else "constructed"]}
             for x in e.examples
         ],
+        "unseen": LABELS[lang]["unseen"] if e.unseen and not any(x.seen for x in e.examples) else None,
     }
 
 

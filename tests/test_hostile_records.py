@@ -170,14 +170,14 @@ def test_catastrophic_patterns(tmp_path) -> None:
     assert [c[:2] for c in _codes(tmp_path, text)] == [("RGX005", 10)]
     # A repeated alternation whose branches overlap is exponential for a backtracking engine: refused too.
     text = _edit(r"regex: 'Failed to allocate (\d+) blocks for request (\S+)'", "regex: 'Failed (a|aa)*c'")
-    text = text.replace("  examples:\n    - {text: 'ValueError: Failed to allocate 12 blocks for request req-7', constructed: true}", "  examples:\n    - {text: 'Failed " + "a" * 1900 + "!', constructed: true}")
+    text = text.replace("  examples:\n    - {text: 'ValueError: Failed to allocate 12 blocks for request req-7', seen: https://github.com/example-org/engine/issues/1}", "  examples:\n    - {text: 'Failed " + "a" * 1900 + "!', seen: https://github.com/example-org/engine/issues/1}")
     start = time.perf_counter()
     codes = _codes(tmp_path, text)
     assert time.perf_counter() - start < 5
     assert [c[:2] for c in codes] == [("RGX005", 10)]
     # Slow only with large bounds (no shape to name): running it finds it, and validation stays fast.
     text = _edit(r"regex: 'Failed to allocate (\d+) blocks for request (\S+)'", r"regex: 'Failed to allocate (\d{1,900}\d{1,900}) blocks'")
-    text = text.replace("  examples:\n    - {text: 'ValueError: Failed to allocate 12 blocks for request req-7', constructed: true}", "  examples:\n    - {text: 'Failed to allocate " + "1" * 1900 + "!', constructed: true}")
+    text = text.replace("  examples:\n    - {text: 'ValueError: Failed to allocate 12 blocks for request req-7', seen: https://github.com/example-org/engine/issues/1}", "  examples:\n    - {text: 'Failed to allocate " + "1" * 1900 + "!', seen: https://github.com/example-org/engine/issues/1}")
     start = time.perf_counter()
     codes = _codes(tmp_path, text)
     assert time.perf_counter() - start < 5

@@ -147,3 +147,15 @@ def examples_say_where_they_come_from(raw: RawRecord) -> Iterator[Finding]:
             pointer = f"/error/examples/{i}"
             what = "both a `seen` URL and `constructed: true`" if seen else "neither a `seen` URL nor `constructed: true`"
             yield make("REC010", raw.path, pointer, f"example {i} has {what}", raw.pos(pointer))
+
+
+@record_check
+def a_real_example_or_why_not(raw: RawRecord) -> Iterator[Finding]:
+    """RGX008: at least one example seen in a public report, or `error.unseen` saying why there is none."""
+    examples = get(raw.data, "error", "examples", kind=list)
+    if not examples or get(raw.data, "error", "unseen", kind=str) is not None:
+        return  # no examples at all is RGX004's finding
+    if any(isinstance(e, dict) and e.get("seen") is None and e.get("constructed") is not True for e in examples):
+        return  # an example that says nothing of where it comes from is REC010's finding
+    if not any(isinstance(e, dict) and e.get("seen") is not None for e in examples):
+        yield make("RGX008", raw.path, "/error/examples", "no example is seen in a public report, and error.unseen does not say why", raw.pos("/error/examples", key=True))
