@@ -166,7 +166,7 @@ def _read_jsonl(path: Path, catalog: Catalog):
             yield number, data
 
 
-def _entry(data: Any, project: Project, where: str, catalog: Catalog) -> Entry | None:
+def _entry(data: Any, project: Project, order: dict[str, int], where: str, catalog: Catalog) -> Entry | None:
     if not isinstance(data, dict):
         catalog.note(f"{where}: not a JSON object")
         return None
@@ -174,7 +174,6 @@ def _entry(data: Any, project: Project, where: str, catalog: Catalog) -> Entry |
         if not isinstance(data.get(key), str) or not data[key]:
             catalog.note(f"{where}: no {key}")
             return None
-    order = {v: i for i, v in enumerate(project.releases)}
     if data.get("project", project.slug) != project.slug:
         catalog.note(f"{where}: project {data.get('project')!r} in the file of {project.slug!r}")
         return None
@@ -253,8 +252,9 @@ def load_catalog(folder: Path) -> Catalog:
             project.releases = sorted(seen, key=_natural)
             if rows:
                 catalog.note(f"releases.json lists no releases for {slug}; ordering its versions by number")
+        order = {v: i for i, v in enumerate(project.releases)}
         for number, data in rows:
-            entry = _entry(data, project, f"{path.name}:{number}", catalog)
+            entry = _entry(data, project, order, f"{path.name}:{number}", catalog)
             if entry is not None:
                 project.entries.append(entry)
         project.entries.sort(key=lambda e: e.id)
