@@ -119,9 +119,21 @@ def from_folder(folder: Path, site_url: str | None = None) -> ApiData:
     return from_files(files, f"the API folder {folder}/", site_url)
 
 
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects to http(s) only (urllib would also follow one to ftp:)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001
+        if urllib.parse.urlsplit(newurl).scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, f"refusing a redirect to {newurl!r}", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
+
+
 def _fetch(url: str, limit: int) -> bytes:
     request = urllib.request.Request(url, headers={"User-Agent": "errdex-mcp", "Accept": "application/json"})
-    with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:  # noqa: S310 (http/https only, checked)
+    with _OPENER.open(request, timeout=FETCH_TIMEOUT) as response:
         body = response.read(limit + 1)
     if len(body) > limit:
         raise SourceError(f"{url} is larger than {limit} bytes")

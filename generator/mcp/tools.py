@@ -9,7 +9,9 @@ says what was wrong and what is accepted; the server turns it into a tool error.
 from __future__ import annotations
 
 import difflib
+import io
 import re
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -88,6 +90,8 @@ class Knowledge:
     matcher: Matcher = field(init=False)
     catalog_patterns: dict[int, tuple[str, Any]] = field(init=False)  # id(Pattern) -> (project slug, Entry)
     search_index: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)
+    folded: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)  # the same, NFKC and case-folded
+    lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         patterns = patterns_from_index(self.api.match)
@@ -113,6 +117,10 @@ class Knowledge:
                 "message": error.get("message", ""),  # people paste the English message whatever they read
                 "explanation": record.get("explanation_zh", ""),
             }))
+        self.folded = {
+            lang: [(cid, {name: _fold(text) for name, text in fields.items()}) for cid, fields in entries]
+            for lang, entries in self.search_index.items()
+        }
 
     def resolve(self, name: Any) -> str:
         """The canonical id of a record id or alias; ToolInputError with near names when there is none."""
@@ -152,9 +160,9 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
         )
     wanted = check_versions(k, versions)
     check_limit(limit), check_cursor(cursor)
-    import io
-
-    results = k.matcher.rank(k.matcher.scan(io.BytesIO(data)))
+    with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
+        results = k.matcher.rank(k.matcher.scan(io.BytesIO(data)))
+        lines, size = k.matcher.lines_read, k.matcher.bytes_read
     items: list[dict[str, Any]] = []
     by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to
     entries = []
@@ -194,8 +202,8 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
             first_on_line[item["line"]] = rank
     chunk, paging = page(items, limit, cursor)
     return {
-        "lines": k.matcher.lines_read,
-        "bytes": k.matcher.bytes_read,
+        "lines": lines,
+        "bytes": size,
         "found": len(items),
         "results": chunk,
         **paging,
@@ -298,9 +306,13 @@ def summary_text(k: Knowledge, doc: dict[str, Any], lang: str, alias: str | None
     return "\n".join(lines)
 
 
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def _terms(query: str) -> list[str]:
     """Search terms: words (case-folded), and each run of Chinese characters as its overlapping pairs."""
-    query = unicodedata.normalize("NFKC", query).casefold()
+    query = _fold(query)
     terms: list[str] = []
     for run in _CJK.findall(query):
         terms += [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
@@ -324,9 +336,8 @@ def search(k: Knowledge, query: Any, lang: Any = "en", limit: int = DEFAULT_LIMI
         raise ToolInputError("query holds no words to look for")
     check_limit(limit), check_cursor(cursor)
     scored = []
-    for cid, fields in k.search_index[lang]:
-        folded = {name: unicodedata.normalize("NFKC", text).casefold() for name, text in fields.items()}
-        counts = Counter()
+    for cid, folded in k.folded[lang]:
+        counts: Counter[str] = Counter()
         for term in terms:
             for name, text in folded.items():
                 counts[term] += WEIGHTS[name] * text.count(term)
@@ -380,7 +391,9 @@ def _link_records(k: Knowledge, entries: list[dict[str, Any]]) -> None:
         sample = entry["template"].replace("{}", "0") if "template" in entry else None
         if not sample:
             continue
-        hits = [h for h in k.matcher.scan_text(sample) if id(k.matcher.patterns[h.pattern]) not in k.catalog_patterns]
+        with k.lock:
+            found = k.matcher.scan_text(sample)
+        hits = [h for h in found if id(k.matcher.patterns[h.pattern]) not in k.catalog_patterns]
         if hits:
             entry["records"] = sorted({k.matcher.patterns[h.pattern].id for h in hits})
 
