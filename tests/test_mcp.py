@@ -214,6 +214,17 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     assert server.ok("match_log", text="nothing to see here\n")["results"] == []
 
 
+def test_concurrent_calls_get_their_own_answers(server: Server) -> None:
+    logs = [("noise\n" * n) + f"RuntimeError: Scheduler queue is full ({n} waiting)\n" for n in range(1, 9)]
+
+    async def together():
+        return await asyncio.gather(*(server.session.call_tool("match_log", {"text": log}) for log in logs))
+
+    for n, result in enumerate(server.run(together()), 1):
+        got = result.structured_content
+        assert got["lines"] == n + 1 and got["results"][0]["values"] == [str(n)] and got["results"][0]["line"] == n + 1
+
+
 def test_search(server: Server) -> None:
     en = server.ok("search", query="GPU memory blocks")
     assert [r["id"] for r in en["results"]] == [KV]
