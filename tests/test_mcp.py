@@ -212,6 +212,10 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     assert [page1["results"][0]["id"], page2["results"][0]["id"]] == [KV, QUEUE_ENTRY]
     assert page1["found"] == 2 and page2["next_cursor"] is None
     assert server.ok("match_log", text="nothing to see here\n")["results"] == []
+    # On a long line each result shows an excerpt around its own match; the join goes by column.
+    long = "x" * 3000 + " servekit.CacheOOMError: Cannot allocate 512 KV cache blocks: out of GPU memory " + "y" * 3000 + "\n"
+    (only,) = server.ok("match_log", text=long)["results"]
+    assert only["id"] == KV and only["column"] == 3026 and [c["id"] for c in only["catalog"]] == [KV_ENTRY]
 
 
 def test_concurrent_calls_get_their_own_answers(server: Server) -> None:

@@ -21,7 +21,7 @@ from urllib.parse import urlencode, urlsplit
 from ..match import Matcher, Pattern, patterns_from_index, result_json
 from ..model import ID_PATTERN
 from .api import ApiData
-from .catalog import Catalog, CatalogQueryError, check_version, entry_summary, site_json
+from .catalog import Catalog, CatalogQueryError, check_version, entry_summary
 from .catalog import diff_errors as catalog_diff
 from .catalog import explain_site as catalog_explain
 
@@ -180,12 +180,13 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
         project = k.catalog.projects[slug]
         at, score, why = _version_check(project, entry, wanted.get(slug))
         summary = entry_summary(project, entry, at if at is not None and entry.present(at) else None)
-        same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec["span"], item["span"])]
+        same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
         if same:  # the record explains this very text: the entry adds where and in which releases it is raised
             for rec in same:
+                if "catalog" not in rec:  # one release check per record, from its first entry
+                    rec["score"] += score
+                    rec["why"] += why
                 rec.setdefault("catalog", []).append(summary)
-                rec["score"] += score
-                rec["why"] += why
             continue
         summary.pop("id"), summary.pop("template")
         item.pop("url", None)
@@ -211,8 +212,10 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
     }
 
 
-def _overlap(a: list[int], b: list[int]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two results on one line matched overlapping text (by column: a long line's excerpts differ)."""
+    a0, b0 = a["column"], b["column"]
+    return a0 < b0 + (b["span"][1] - b["span"][0]) and b0 < a0 + (a["span"][1] - a["span"][0])
 
 
 def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[str]]:
