@@ -278,7 +278,7 @@ def test_list_projects(server: Server, files: dict[str, bytes]) -> None:
         "project": "demo",
         "records": 4,
         "repos": ["example-org/servekit"],
-        "catalog": {"entries": 4, "releases": 3, "first": "0.1.0", "last": "0.3.0", "package": "servekit"},
+        "catalog": {"project": "demo", "entries": 4, "releases": 3, "first": "0.1.0", "last": "0.3.0", "package": "servekit"},
     }]
 
 
@@ -381,6 +381,20 @@ def test_catalog_reader_skips_malformed_lines(tmp_path: Path) -> None:
     assert len(catalog.projects["demo"].entries) == 4
     assert catalog.problem_count == 3 and catalog.problems[0].startswith("demo.jsonl:2: not JSON")
     assert load_catalog(tmp_path / "absent").projects == {}
+
+
+def test_catalog_project_joins_records_by_repository(tmp_path: Path, files: dict[str, bytes]) -> None:
+    """A catalog slug that differs from the records' folder (llama.cpp, llama-cpp) is listed with its records."""
+    from generator.mcp.api import from_files
+    from generator.mcp.tools import Knowledge, list_projects
+
+    (tmp_path / "serve.kit.jsonl").write_text((CATALOG / "demo.jsonl").read_text(encoding="utf-8").replace('"project":"demo"', '"project":"serve.kit"'), encoding="utf-8")
+    (tmp_path / "releases.json").write_text((CATALOG / "releases.json").read_text(encoding="utf-8").replace('"demo"', '"serve.kit"'), encoding="utf-8")
+    (tmp_path / "projects.yaml").write_text("projects:\n  serve.kit:\n    repo: example-org/servekit\n", encoding="utf-8")
+    catalog = load_catalog(tmp_path)
+    assert catalog.problem_count == 0 and catalog.project("serve-kit").slug == "serve.kit"
+    got = list_projects(Knowledge(from_files(files, "test"), catalog))
+    assert [(p["project"], p["records"], p["catalog"]["project"]) for p in got["projects"]] == [("demo", 4, "serve.kit")]
 
 
 def test_catalog_without_releases_orders_versions_by_number(tmp_path: Path) -> None:

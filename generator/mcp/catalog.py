@@ -102,8 +102,11 @@ class Catalog:
         lowered = key.lower()
         if lowered in self.projects:
             return self.projects[lowered]
+        squashed = re.sub(r"[._-]", "", lowered)
         for project in self.projects.values():
             if lowered in {(project.package or "").lower(), (project.repository or "").lower()}:
+                return project
+            if squashed == re.sub(r"[._-]", "", project.slug):  # llama-cpp for llama.cpp
                 return project
         known = ", ".join(sorted(self.projects)) or "none (no catalog is loaded)"
         raise CatalogQueryError(f"the catalog has no project {key!r}; it has: {known}")

@@ -410,11 +410,15 @@ def list_projects(k: Knowledge) -> dict[str, Any]:
         item["records"] += 1
         if entry.get("repo") and entry["repo"] not in item["repos"]:
             item["repos"].append(entry["repo"])
+    by_repo = {repo: slug for slug, item in projects.items() for repo in item["repos"]}
     for slug, project in k.catalog.projects.items():
-        item = projects.setdefault(slug, {"project": slug, "records": 0, "repos": []})
+        # The catalog's slug may differ from the records' folder (llama.cpp, llama-cpp): join on the repository.
+        target = slug if slug in projects else by_repo.get(project.repository or "", slug)
+        item = projects.setdefault(target, {"project": target, "records": 0, "repos": []})
         if project.repository and project.repository not in item["repos"]:
             item["repos"].append(project.repository)
         item["catalog"] = {
+            "project": slug,
             "entries": len(project.entries),
             "releases": len(project.releases),
             "first": project.releases[0] if project.releases else None,
