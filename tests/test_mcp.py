@@ -236,6 +236,9 @@ def test_search(server: Server) -> None:
     zh = server.ok("search", query="显存不足", lang="zh")
     assert [r["id"] for r in zh["results"]] == [KV] and zh["results"][0]["url"].endswith("/zh/errors/demo/kv-cache-out-of-memory/")
     assert server.ok("search", query="显存不足", lang="en")["results"] == []
+    loose = server.ok("search", query="how do I fix the KV cache blocks running out")
+    assert loose["all_terms"] is False and loose["matched_terms"] < len(loose["terms"]) and loose["results"][0]["id"] == KV
+    assert server.ok("search", query="GPU memory blocks")["all_terms"] is True
     everything = server.ok("search", query="the", limit=50)
     assert everything["total"] >= 2
     again = server.ok("search", query="the", limit=50)
@@ -423,3 +426,15 @@ def test_check_path(path: str, expected: str | None) -> None:
             check_path(path)
     else:
         assert check_path(path) == expected
+
+
+def test_docs_name_every_tool() -> None:
+    """The MCP pages (both languages) and the README describe every tool the server has."""
+    from generator.mcp.server import build_server  # noqa: F401 (the SDK is importable)
+
+    for page in ("docs/en/mcp.md", "docs/zh/mcp.md", "README.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        missing = [name for name in sorted(TOOLS) if f"`{name}`" not in text]
+        assert not missing, f"{page} does not describe {missing}"
+    for config in ("mkdocs.yml", "mkdocs.zh.yml"):
+        assert ": mcp.md" in (ROOT / config).read_text(encoding="utf-8")

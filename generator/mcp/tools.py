@@ -327,7 +327,8 @@ WEIGHTS = {"title": 3, "message": 3, "explanation": 1}
 
 
 def search(k: Knowledge, query: Any, lang: Any = "en", limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:
-    """Records whose title, message and explanation (in `lang`) hold every term of `query`, best first.
+    """Records whose title, message and explanation (in `lang`) hold every term of `query`, best first; when
+    no record holds them all, those that hold the most (`all_terms` is then false).
 
     Deterministic: the score is the weighted count of term occurrences (title and message 3, explanation 1),
     ties broken by id."""
@@ -344,12 +345,15 @@ def search(k: Knowledge, query: Any, lang: Any = "en", limit: int = DEFAULT_LIMI
         for term in terms:
             for name, text in folded.items():
                 counts[term] += WEIGHTS[name] * text.count(term)
-        if all(counts[t] for t in terms):
-            scored.append((-sum(counts.values()), cid))
-    scored.sort()
+        found = sum(1 for t in terms if counts[t])
+        if found:
+            scored.append((-found, -sum(counts.values()), cid))
+    best = -min(scored)[0] if scored else 0
+    scored = sorted(s for s in scored if -s[0] == best)
+    chunk, paging = page(scored, limit, cursor)
     titles = dict(k.search_index[lang])
     items = []
-    for score, cid in scored:
+    for _, score, cid in chunk:  # only the page's records are read
         doc = k.api.document(cid)
         record = doc["record"]
         items.append({
@@ -363,8 +367,10 @@ def search(k: Knowledge, query: Any, lang: Any = "en", limit: int = DEFAULT_LIMI
             "url": k.api.page_url(doc["links"]["html_zh" if lang == "zh" else "html"]),
             "api": doc["links"]["json"],
         })
-    chunk, paging = page(items, limit, cursor)
-    return {"query": query, "lang": lang, "terms": terms, "results": chunk, **paging}
+    out = {"query": query, "lang": lang, "terms": terms, "all_terms": best == len(terms) or not scored, "results": items, **paging}
+    if scored and best < len(terms):
+        out["matched_terms"] = best
+    return out
 
 
 def explain_site(k: Knowledge, package: Any, version: Any, path: Any, line: Any, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:
