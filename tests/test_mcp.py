@@ -294,7 +294,9 @@ def test_report_outcome_is_a_prefilled_issue_link(server: Server) -> None:
     assert query["title"] == [f"[{KV}] outcome: worked"]
     body = query["body"][0]
     assert f"Record: {KV}" in body and "Lowered max_model_len to 8192" in body and "Evidence: https://example.org/issues/7" in body
-    assert "Nothing was written" in got["note"]
+    assert "Nothing was written" in got["note"] and "shortened" not in got
+    long = server.ok("report_outcome", id=KV, fix="降低 max_model_len 之后显存够用了。" * 80, outcome="partly_worked")
+    assert len(long["issue_url"]) <= 8000 and "shortened" in long and long["body"].count("降低") < 80
 
 
 # -- bad input: a clear tool error, and the server keeps answering -------------------------------------------------

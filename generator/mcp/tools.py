@@ -29,6 +29,7 @@ MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long trace
 MAX_QUERY = 500
 MAX_FIX = 2000
 MAX_URL = 2000
+MAX_ISSUE_URL = 8000  # GitHub and browsers refuse much longer links
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 MAX_CURSOR = 1_000_000
@@ -460,24 +461,35 @@ def report_outcome(k: Knowledge, name: Any, fix: Any, outcome: Any, url: Any = N
     doc = k.api.document(cid)
     page_link = k.api.page_url(doc["links"]["html"])
     title = f"[{cid}] outcome: {outcome.replace('_', ' ')}"
-    body = "\n".join([
-        f"Record: {cid}",
-        f"Page: {page_link}",
-        f"Outcome: {outcome}",
-        f"Dataset version: {k.api.dataset_version}",
-        "",
-        "What was tried:",
-        fix.strip(),
-        "",
-        f"Evidence: {url}" if url else "Evidence: (none given)",
-        "",
-        "Reported with errdex mcp (report_outcome).",
-    ])
-    issue = f"{k.repo_url.rstrip('/')}/issues/new?{urlencode({'title': title, 'body': body})}"
+
+    def body_with(tried: str) -> str:
+        return "\n".join([
+            f"Record: {cid}",
+            f"Page: {page_link}",
+            f"Outcome: {outcome}",
+            f"Dataset version: {k.api.dataset_version}",
+            "",
+            "What was tried:",
+            tried,
+            "",
+            f"Evidence: {url}" if url else "Evidence: (none given)",
+            "",
+            "Reported with errdex mcp (report_outcome).",
+        ])
+
+    def link(body: str) -> str:
+        return f"{k.repo_url.rstrip('/')}/issues/new?{urlencode({'title': title, 'body': body})}"
+
+    tried = fix.strip()
+    body = body_with(tried)
+    shortened = False
+    while len(link(body)) > MAX_ISSUE_URL and len(tried) > 40:  # hosts refuse very long URLs (Chinese text triples)
+        tried, shortened = tried[: int(len(tried) * 0.8)].rstrip() + " …", True
+        body = body_with(tried)
+    out = {"id": cid, "issue_url": link(body), "title": title, "body": body}
+    if shortened:
+        out["shortened"] = "the fix text was cut to keep the link under 8000 characters; paste the rest into the issue"
     return {
-        "id": cid,
-        "issue_url": issue,
-        "title": title,
-        "body": body,
+        **out,
         "note": "Nothing was written or sent. Open issue_url to file the report as a public issue.",
     }
