@@ -139,6 +139,14 @@ def test_tools_have_input_schemas(server: Server) -> None:
     assert listed["report_outcome"].input_schema["properties"]["outcome"]["enum"] == ["worked", "partly_worked", "did_not_work"]
 
 
+def test_diagnose_prompt(server: Server) -> None:
+    (prompt,) = server.run(server.session.list_prompts()).prompts
+    assert prompt.name == "diagnose" and [a.name for a in prompt.arguments] == ["log", "lang"]
+    got = server.run(server.session.get_prompt("diagnose", {"log": "ValueError: boom", "lang": "zh"}))
+    text = got.messages[0].content.text
+    assert "match_log" in text and "get_error" in text and text.endswith("ValueError: boom")
+
+
 def test_get_error_is_the_api_document(server: Server, files: dict[str, bytes]) -> None:
     names = [path[len("errors/") : -len(".json")] for path in files if path.startswith("errors/")]
     assert len(names) == 6  # four records, two aliases
