@@ -448,3 +448,16 @@ def test_docs_name_every_tool() -> None:
         assert not missing, f"{page} does not describe {missing}"
     for config in ("mkdocs.yml", "mkdocs.zh.yml"):
         assert ": mcp.md" in (ROOT / config).read_text(encoding="utf-8")
+
+
+def test_api_folder_is_checked_against_its_manifest(site: Path, tmp_path: Path, files: dict[str, bytes]) -> None:
+    import shutil
+
+    from generator.mcp.api import SourceError, from_folder
+
+    assert from_folder(site).origin == f"the API folder {site / 'api'}/"  # the site's folder works too
+    copy = tmp_path / "api"
+    shutil.copytree(site / "api", copy)
+    (copy / "match.json").write_bytes(files["match.json"].replace(b"Cannot allocate", b"Can not allocate"))
+    with pytest.raises(SourceError, match="match.json does not match its sha256"):
+        from_folder(copy)

@@ -108,8 +108,10 @@ def from_records(data: Path, site_url: str | None = None) -> ApiData:
 
 
 def from_folder(folder: Path, site_url: str | None = None) -> ApiData:
-    """A built site's API folder (site/api)."""
+    """A built site's API folder (site/api); the site's own folder works too."""
     folder = Path(folder)
+    if not (folder / "manifest.json").is_file() and (folder / "api" / "manifest.json").is_file():
+        folder = folder / "api"
     files = {}
     for name in ("manifest.json", *FILES):
         try:
