@@ -312,6 +312,7 @@ def test_bad_input_is_a_tool_error(server: Server) -> None:
     assert "no record is named 'demo/nope'" in server.error("get_error", id="demo/nope")
     assert "did you mean demo/request-timeout" in server.error("get_error", id="demo/request-timeut")
     assert "is not a record id" in server.error("get_error", id="../../etc/passwd")
+    assert "is a catalog entry, not a record" in server.error("get_error", id=QUEUE_ENTRY)
     assert "lang" in server.error("get_error", id=KV, lang="fr")
     big = server.error("match_log", text="x" * (10 << 20))
     assert "10,485,760 bytes" in big and "at most 1,048,576" in big

@@ -108,6 +108,13 @@ class Knowledge:
 
     def resolve(self, name: Any) -> str:
         """The canonical id of a record id or alias; ToolInputError with near names when there is none."""
+        if isinstance(name, str) and "/" in name and name.split("/", 1)[0] in self.catalog.projects:
+            project = self.catalog.projects[name.split("/", 1)[0]]
+            if any(e.id == name for e in project.entries):
+                raise ToolInputError(
+                    f"{name!r} is a catalog entry, not a record: no record explains it yet. Its template, sites and "
+                    "releases come with match_log, explain_site and diff_errors results"
+                )
         if not isinstance(name, str) or not name or len(name) > 200 or not _ID.fullmatch(name):
             raise ToolInputError(
                 f"{str(name)[:80]!r} is not a record id: lowercase [a-z0-9-] segments joined by '/', such as "
