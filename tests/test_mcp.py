@@ -462,3 +462,48 @@ def test_api_folder_is_checked_against_its_manifest(site: Path, tmp_path: Path, 
     (copy / "match.json").write_bytes(files["match.json"].replace(b"Cannot allocate", b"Can not allocate"))
     with pytest.raises(SourceError, match="match.json does not match its sha256"):
         from_folder(copy)
+
+
+# -- any input: a result or a ToolInputError, never anything else ----------------------------------------------------
+@pytest.fixture(scope="module")
+def knowledge(files: dict[str, bytes]):
+    from generator.mcp.api import from_files
+    from generator.mcp.tools import Knowledge
+
+    return Knowledge(from_files(files, "test"), load_catalog(CATALOG), "https://github.com/errdex/errdex")
+
+
+def _answers_or_refuses(call) -> None:
+    from generator.mcp.tools import ToolInputError
+
+    try:
+        result = call()
+    except ToolInputError as exc:
+        assert str(exc)
+    else:
+        json.dumps(result)  # JSON-ready
+
+
+def test_any_input_is_answered_or_refused(knowledge) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from generator.mcp import tools
+
+    anything = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=300), st.lists(st.text(max_size=5), max_size=3),
+                         st.dictionaries(st.text(max_size=10), st.text(max_size=10), max_size=3))
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(text=st.text(max_size=2000), query=anything, name=anything, version=anything, path=anything, line=anything,
+           limit=anything, cursor=anything, lang=anything, versions=anything)
+    def check(text, query, name, version, path, line, limit, cursor, lang, versions) -> None:
+        _answers_or_refuses(lambda: tools.match_log(knowledge, text, versions, 5, None))
+        _answers_or_refuses(lambda: tools.match_log(knowledge, "Cannot allocate 3 KV cache blocks: out of GPU memory", None, limit, cursor))
+        _answers_or_refuses(lambda: tools.search(knowledge, query, lang, 5, cursor))
+        _answers_or_refuses(lambda: tools.get_error(knowledge, name, lang))
+        _answers_or_refuses(lambda: tools.explain_site(knowledge, name, version, path, line))
+        _answers_or_refuses(lambda: tools.explain_site(knowledge, "demo", "0.2.0", path, 104))
+        _answers_or_refuses(lambda: tools.diff_errors(knowledge, "demo", version, "0.3.0", 5, cursor))
+        _answers_or_refuses(lambda: tools.report_outcome(knowledge, KV, query, "worked", path))
+
+    check()
