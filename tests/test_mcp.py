@@ -507,3 +507,20 @@ def test_any_input_is_answered_or_refused(knowledge) -> None:
         _answers_or_refuses(lambda: tools.report_outcome(knowledge, KV, query, "worked", path))
 
     check()
+
+
+def test_match_log_keeps_the_matchers_reasons_as_data_in_step(knowledge, monkeypatch) -> None:
+    """When the matcher gives its reasons as data too (`reasons`, beside `why`), match_log's own reasons go to both."""
+    from generator.mcp import matching, tools
+
+    plain = matching.result_json
+
+    def with_reasons(rank, r):
+        item = plain(rank, r)
+        item["reasons"] = [["same_line", 1] if w.startswith("on the same line") else ["other"] for w in item["why"]]
+        return item
+
+    monkeypatch.setattr(matching, "result_json", with_reasons)
+    log = "RuntimeError: Scheduler queue is full (3 waiting)\n"
+    (item,) = tools.match_log(knowledge, log, {"demo": "0.1.0"})["results"]
+    assert item["reasons"][-1] == ["release_lacks", "demo", "0.1.0", -30] and len(item["reasons"]) == len(item["why"])

@@ -49,20 +49,24 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
             for rec in same:
                 if "catalog" not in rec:  # one release check per record, from its first entry
                     rec["score"] += score
-                    rec["why"] += why
+                    _add_reasons(rec, why)
                 rec.setdefault("catalog", []).append(summary)
             continue
         summary.pop("id"), summary.pop("template")
         item.pop("url", None)
-        item.update(type="catalog", catalog=summary, score=item["score"] + score, why=item["why"] + why)
+        item.update(type="catalog", catalog=summary, score=item["score"] + score)
+        _add_reasons(item, why)
         items.append(item)
     items.sort(key=lambda i: (-i["score"], i["line"], i["id"]))
     first_on_line: dict[int, int] = {}
     for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order
         item["rank"] = rank
         item["why"] = [w for w in item["why"] if not w.startswith("on the same line as #")]
+        if "reasons" in item:  # the matcher's reasons as data, where it gives them
+            item["reasons"] = [r for r in item["reasons"] if not (isinstance(r, list) and r[:1] == ["same_line"])]
         if item["line"] in first_on_line:
-            item["why"].append(f"on the same line as #{first_on_line[item['line']]}, which ranks higher")
+            _add_reasons(item, [(f"on the same line as #{first_on_line[item['line']]}, which ranks higher",
+                                 ["same_line", first_on_line[item["line"]]])])
         else:
             first_on_line[item["line"]] = rank
     chunk, paging = page(items, limit, cursor)
@@ -82,7 +86,16 @@ def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a0 < b0 + (b["span"][1] - b["span"][0]) and b0 < a0 + (a["span"][1] - a["span"][0])
 
 
-def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[str]]:
+Reason = tuple[str, list[Any]]  # a reason in words, and as data (the shape of the matcher's `reasons`)
+
+
+def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
+    item["why"] += [text for text, _ in reasons]
+    if "reasons" in item:
+        item["reasons"] += [data for _, data in reasons]
+
+
+def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[Reason]]:
     """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
     +10 when that release has the message, -30 when it does not."""
     if version is None:
@@ -90,10 +103,11 @@ def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int |
     try:
         at = project.release_index(version)
     except CatalogQueryError as exc:
-        return None, 0, [f"release not checked: {exc}"]
+        return None, 0, [(f"release not checked: {exc}", ["release_unknown", project.slug, version])]
+    release = project.releases[at]
     if entry.present(at):
-        return at, 10, [f"+10: {project.slug} {project.releases[at]} has this message"]
-    return at, -30, [f"-30: {project.slug} {project.releases[at]} does not have this message"]
+        return at, 10, [(f"+10: {project.slug} {release} has this message", ["release_has", project.slug, release, 10])]
+    return at, -30, [(f"-30: {project.slug} {release} does not have this message", ["release_lacks", project.slug, release, -30])]
 
 
 def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:
