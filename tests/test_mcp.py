@@ -524,3 +524,16 @@ def test_match_log_keeps_the_matchers_reasons_as_data_in_step(knowledge, monkeyp
     log = "RuntimeError: Scheduler queue is full (3 waiting)\n"
     (item,) = tools.match_log(knowledge, log, {"demo": "0.1.0"})["results"]
     assert item["reasons"][-1] == ["release_lacks", "demo", "0.1.0", -30] and len(item["reasons"]) == len(item["why"])
+
+
+def test_another_projects_folder_is_not_taken_for_errdex(tmp_path: Path, monkeypatch) -> None:
+    """Clients start the server anywhere: a mkdocs.yml or data/catalog of the folder it starts in is not errdex's."""
+    from generator.mcp.main import load_knowledge
+
+    (tmp_path / "mkdocs.yml").write_text("site_name: other\nrepo_url: https://github.com/someone/else\nsite_url: https://else.example/\n", encoding="utf-8")
+    (tmp_path / "data" / "catalog").mkdir(parents=True)
+    (tmp_path / "data" / "catalog" / "demo.jsonl").write_text((CATALOG / "demo.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    k = load_knowledge(data=DATASET)
+    assert k.repo_url == "https://github.com/errdex/errdex" and k.api.site_url == "https://errdex.dev/"
+    assert len(k.catalog.projects["demo"].entries) == 4  # the catalog beside the records (tests/fixtures/catalog), not ./data/catalog

@@ -16,18 +16,27 @@ from .tools import Knowledge
 REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 
 
-def _mkdocs_settings() -> dict:
-    """repo_url and site_url from mkdocs.yml (here, else the repository's), for report links and page URLs."""
+def _mkdocs_settings(data: Path | None) -> dict:
+    """repo_url and site_url from the mkdocs.yml of the errdex checkout in use, for report links and page URLs.
+
+    Clients start the server in any folder, often another project with a mkdocs.yml of its own, so the folder
+    is chosen, not taken: the one holding the records (`data/errors` -> its checkout), then this code's
+    checkout, then the current folder only when it is an errdex checkout itself."""
     import yaml
 
-    for config in (Path("mkdocs.yml"), REPOSITORY / "mkdocs.yml"):
+    roots = [Path(data).resolve().parent.parent] if data is not None else []
+    roots.append(REPOSITORY)
+    if Path("data/errors").is_dir():
+        roots.append(Path.cwd())
+    for root in roots:
+        config = root / "mkdocs.yml"
         if config.is_file():
             try:
-                data = yaml.safe_load(config.read_text(encoding="utf-8"))
+                loaded = yaml.safe_load(config.read_text(encoding="utf-8"))
             except (OSError, yaml.YAMLError):
                 continue
-            if isinstance(data, dict):
-                return {k: data[k] for k in ("repo_url", "site_url") if isinstance(data.get(k), str)}
+            if isinstance(loaded, dict):
+                return {k: loaded[k] for k in ("repo_url", "site_url") if isinstance(loaded.get(k), str)}
     return {}
 
 
@@ -44,7 +53,9 @@ def load_knowledge(
     repo_url: str | None = None,
 ) -> Knowledge:
     """The records (from `api`, a folder or URL, else the records in `data`) and the catalog, ready to serve."""
-    settings = _mkdocs_settings()
+    if api is None:
+        data = data or default_data()
+    settings = _mkdocs_settings(data)
     site_url = settings.get("site_url")
     records: ApiData
     if api is not None and api.startswith(("http://", "https://")):
@@ -52,11 +63,9 @@ def load_knowledge(
     elif api is not None:
         records = from_folder(Path(api), site_url)
     else:
-        data = data or default_data()
         records = from_records(data, site_url)
-    if catalog is None:
-        beside = (data or default_data()).parent / "catalog"
-        catalog = beside if beside.is_dir() else Path("data/catalog")
+    if catalog is None:  # data/catalog beside the records (an empty catalog when there is none)
+        catalog = (data or default_data()).parent / "catalog"
     return Knowledge(records, load_catalog(catalog), repo_url or settings.get("repo_url"))
 
 
