@@ -27,7 +27,7 @@ from pathlib import Path
 import yaml
 
 from bench.validate import BASE, synthetic_record
-from generator import render, site
+from generator import facts, render, routes, site
 from generator.pipeline import check
 from generator.yamlout import dump_record
 
@@ -96,14 +96,14 @@ def mkdocs_alone(data: Path, work: Path) -> float:
     """The two mkdocs builds only, over the same rendered pages, as `errdex build` runs them."""
     records = check([data], data).records
     links = site.site_links()
-    counts = render.dataset_counts(records)
+    counts = facts.dataset_counts(records)
     configs = {}
-    for lang in render.LANGS:
+    for lang in routes.LANGS:
         docs = work / "src" / lang
         shutil.copytree(site.DOCS / lang, docs)
         site._write_pages(docs, render.render_site_pages(records, lang, links))
         configs[lang] = site._builder_config(work, lang, docs, work / f"out-{lang}", counts, site.site_url())
-    env = dict(os.environ, SOURCE_DATE_EPOCH=str(render.source_date_epoch(records)))
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(facts.source_date_epoch(records)))
     start = time.perf_counter()
     running = {lang: site._start_builder(lang, cfg, work, env) for lang, cfg in configs.items()}
     site._wait_builders(running, site.Progress(quiet=True))

@@ -29,7 +29,7 @@ def synthetic_record(i: int, base: dict) -> dict:
     rec["id"] = f"bench/error-{i:05d}"
     rec["error"]["message"] = f"Failed to allocate {{}} blocks for request {{}} in pool {i}"
     rec["error"]["regex"] = rf"Failed to allocate (\d+) blocks for request (\S+) in pool {i}\b"
-    rec["error"]["examples"] = [f"ValueError: Failed to allocate 12 blocks for request req-7 in pool {i}"]
+    rec["error"]["examples"] = [{"text": f"ValueError: Failed to allocate 12 blocks for request req-7 in pool {i}", "constructed": True}]
     rec["error"]["counter_examples"] = ["Failed to allocate memory"]
     rec["tags"] = ["kv-cache", f"pool-{i % 50}"]
     rec["explanation"] = f"Record {i}: " + "The cache had fewer free blocks than the request needed. " * 6

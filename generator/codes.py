@@ -57,6 +57,8 @@ _ALL = [
     Code("REC006", "hidden-character", "error", "remove the invisible or text-direction character (zero-width space, right-to-left override, byte-order mark, soft hyphen); type the text plainly"),
     Code("REC007", "unsafe-character", "error", "remove the control character, surrogate or non-character named in the message (C0 controls but tab and line feed, DEL, C1 controls U+0080-U+009F, U+FFFE, U+FFFF, ...); error text never needs one"),
     Code("REC008", "date-in-future", "error", "dates say when something happened: use today's date or an earlier one"),
+    Code("REC009", "report-about-missing-fix", "error", "point `fix` at an existing solution, workaround or dead end, e.g. /solutions/0 (counting from 0)"),
+    Code("REC010", "example-provenance", "error", "give each example either `seen: <URL of the public report where the line was posted>` or `constructed: true` when you made it from the template"),
     Code("XRC001", "duplicate-id", "error", "ids and aliases are unique across the dataset and never reused; choose another id or drop the alias"),
     Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
     Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),

@@ -16,18 +16,20 @@ import os
 import re
 from collections import Counter
 from pathlib import Path, PurePosixPath
-from typing import Any, get_args
+from typing import Any
 
-from .checks.translation import TRANSLATABLE, translated_fields
-from .model import ID_PATTERN, Record, Severity, VerificationTier
+from .evidence import evidence_document
+from .bilingual import translation_slots
+from .labels import page_title
+from .model import ID_PATTERN, SEVERITIES, TIERS, Record
+from .openapi import API_VERSION, file_entry, openapi_document
+from .routes import Links, api_path
 from .schema import schema_text
 
-API_VERSION = "1"
 DATASET_VERSION_LENGTH = 16
 
 _ID = re.compile(ID_PATTERN)
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_BASE = re.compile(r"^/(?:[A-Za-z0-9._~-]+/)*$")
 # Python's str.splitlines (and JavaScript source) break lines at these; JSON allows them raw. Escape them so an
 # NDJSON line is always one line to every reader.
 _LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
@@ -55,28 +57,7 @@ def _record_path(name: str) -> str:
     """`errors/<name>.json` for an id or alias, refusing any name that is not a well-formed id."""
     if not isinstance(name, str) or len(name) > 200 or not _ID.fullmatch(name):
         raise ValueError(f"{name!r} is not a valid record id; it cannot become an API path")
-    return f"errors/{name}.json"
-
-
-class Links:
-    """Site-relative URLs of a record's pages and files, under the site's base path."""
-
-    def __init__(self, base: str = "/"):
-        if not _BASE.fullmatch(base) or ".." in base.split("/"):
-            raise ValueError(f"base {base!r} must be an absolute URL path that starts and ends with '/'")
-        self.base = base
-
-    def html(self, record_id: str) -> str:
-        return f"{self.base}errors/{record_id}/"
-
-    def html_zh(self, record_id: str) -> str:
-        return f"{self.base}zh/errors/{record_id}/"
-
-    def json(self, record_id: str) -> str:
-        return f"{self.base}api/{_record_path(record_id)}"
-
-    def pages(self, record_id: str) -> dict[str, str]:
-        return {"html": self.html(record_id), "html_zh": self.html_zh(record_id), "json": self.json(record_id)}
+    return api_path("record", name)
 
 
 def _names(record: Record) -> list[str]:
@@ -102,6 +83,9 @@ def record_document(record: Record, names: dict[str, str], links: Links) -> dict
     permalink = record.permalink()
     if permalink is not None:
         doc["links"]["source"] = permalink
+    counted = evidence_document(record)
+    if counted:
+        doc["evidence"] = counted
     if record.superseded_by is not None:
         successor = names.get(record.superseded_by)
         if successor is None:
@@ -132,8 +116,6 @@ def index_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
 
 def title(record: Record) -> str:
     """The question a page answers, as people ask it: the English page's own title."""
-    from .render import page_title
-
     return page_title(record, "en")
 
 
@@ -167,34 +149,15 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
     return entry
 
 
-def _translation_slots(data: dict[str, Any]) -> tuple[int, int]:
-    """(English fields that have text, how many of them have their `_zh` sibling) in one dumped record."""
-    total = translated = 0
-    for where, cls in TRANSLATABLE.items():
-        if where.endswith("/*"):
-            containers = [c for c in data.get(where[1:-2], []) if isinstance(c, dict)]
-        elif where:
-            containers = [data[where[1:]]] if isinstance(data.get(where[1:]), dict) else []
-        else:
-            containers = [data]
-        for container in containers:
-            for name in translated_fields(cls):
-                if container.get(name) in (None, "", [], {}):
-                    continue
-                total += 1
-                translated += f"{name}_zh" in container
-    return total, translated
-
-
 def stats_document(records: list[Record]) -> dict[str, Any]:
     """Counts by project, category, severity, verification tier, and how much is translated."""
-    severity = Counter({s: 0 for s in get_args(Severity)})
-    tier = Counter({t: 0 for t in get_args(VerificationTier)})
+    severity = Counter({s: 0 for s in SEVERITIES})
+    tier = Counter({t: 0 for t in TIERS})
     complete = partial = none = fields = fields_translated = 0
     for record in records:
         severity[record.error.severity] += 1
         tier[record.provenance.verification_tier] += 1
-        total, done = _translation_slots(record.model_dump(mode="json", exclude_none=True))
+        total, done = translation_slots(record.model_dump(mode="json", exclude_none=True))
         fields += total
         fields_translated += done
         if done == total:
@@ -227,10 +190,6 @@ def dataset_version(ndjson: bytes) -> str:
     return hashlib.sha256(ndjson).hexdigest()[:DATASET_VERSION_LENGTH]
 
 
-def file_entry(body: bytes) -> dict[str, Any]:
-    return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body)}
-
-
 def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     """Every file of the API: path relative to `api/` -> its exact bytes.
 
@@ -239,8 +198,6 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     Raises ValueError for an id or alias that cannot be a safe path, a name claimed twice, or a successor that
     names no record.
     """
-    from .openapi import openapi_document
-
     links = Links(base)
     records = sorted(records, key=lambda r: r.id)
     names = _canonical_names(records)
@@ -252,14 +209,14 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
         lines.append(body)  # a line of errors.ndjson is the record's file, byte for byte
         for name in _names(record):
             files[_record_path(name)] = body  # an alias serves the very same bytes
-    files["errors.json"] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
-    files["match.json"] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
-    files["stats.json"] = encode_json(stats_document(records), pretty=True)
-    files["schema.json"] = schema_text().encode("utf-8")
-    files["errors.ndjson"] = b"".join(lines)
-    version = dataset_version(files["errors.ndjson"])
-    files["openapi.json"] = encode_json(openapi_document(records, files, docs, names, version, base), pretty=True)
-    files["manifest.json"] = encode_json(
+    files[api_path("index")] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
+    files[api_path("match")] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
+    files[api_path("stats")] = encode_json(stats_document(records), pretty=True)
+    files[api_path("schema")] = schema_text().encode("utf-8")
+    files[api_path("ndjson")] = b"".join(lines)
+    version = dataset_version(files[api_path("ndjson")])
+    files[api_path("openapi")] = encode_json(openapi_document(records, files, docs, names, version, base), pretty=True)
+    files[api_path("manifest")] = encode_json(
         {
             "api_version": API_VERSION,
             "dataset_version": version,

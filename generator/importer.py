@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import safefs
-from .model import ID_PATTERN, Record
+from .model import ID_PATTERN, TIERS, Record
 from .yamlout import dump_record
 
 # Short project names for ids, where the repository name alone reads badly.
@@ -37,7 +37,6 @@ KNOWN_REPOS = {
     "torch": "pytorch/pytorch",
 }
 RESOLVABLE = {"true": "fixable", "partial": "partially-fixable", "false": "not-fixable", True: "fixable", False: "not-fixable"}
-TIERS = {"ai_generated", "community", "source_verified", "reproduced", "maintainer_confirmed"}
 ORDER = list(Record.model_fields)
 
 
@@ -211,14 +210,18 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
             "action_zh": zh if target == "action_zh" else None,
             "how": item.get("how"),
             "how_zh": zh if target == "how_zh" else None,
-            "success_rate": item.get("success_rate"),
             "condition": item.get("condition"),
             "sources": item.get("sources"),
         })
         notes += _unmapped(item, {"action", "how", "success_rate", "condition", "sources"}, f"{where} workarounds[{i}]")
+    # The source's typed rates become its attributed estimates: pages show them as "estimate from deadends.dev,
+    # unverified", never as counted numbers (ours come from linked reports only).
+    estimates = []
     dead_ends = []
     for i, item in enumerate(t("dead_ends") or []):
-        dead_ends.append({k: item.get(k) for k in ("action", "why_fails", "fail_rate", "condition", "sources")})
+        dead_ends.append({k: item.get(k) for k in ("action", "why_fails", "condition", "sources")})
+        if isinstance(item.get("fail_rate"), (int, float)):
+            estimates.append({"field": f"/dead_ends/{i}", "kind": "fail_rate", "value": item["fail_rate"]})
         notes += _unmapped(item, {"action", "why_fails", "fail_rate", "condition", "sources"}, f"{where} dead_ends[{i}]")
     graph = t("transition_graph") or {}
     tier = t("verification_tier")
@@ -241,7 +244,7 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
             "type": "exception" if klass else "console",
             "code": t("error_code"),
             "severity": "error",
-            "examples": [signature],
+            "examples": [{"text": signature, "constructed": True}],
         },
         "explanation": root_cause,
         "explanation_zh": root_cause_zh,
@@ -259,14 +262,9 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
             "confused_with": graph.get("frequently_confused_with"),
         },
         "official_docs": {"url": t("official_doc_url"), "section": t("official_doc_section")},
-        "fix_success_rate": t("fix_success_rate"),
         "resolvable": RESOLVABLE.get(resolvable, resolvable),
         "provenance": {
             "verification_tier": tier if tier in TIERS else "ai_generated",
-            "confidence": t("confidence"),
-            "evidence_count": t("evidence_count"),
-            "first_seen": t("first_seen"),
-            "last_confirmed": t("last_confirmed"),
             "last_updated": t("last_updated"),
             "origin": {
                 "dataset": "deadends",
@@ -276,6 +274,16 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
                 "signature": signature,
                 "signature_zh": entry.get("signature_zh"),
                 "regex": entry.get("regex"),
+                "first_seen": t("first_seen"),
+                "last_confirmed": t("last_confirmed"),
+                "estimates": estimates + [
+                    {"field": f"/workarounds/{i}", "kind": "success_rate", "value": w["success_rate"]}
+                    for i, w in enumerate(entry.get("workarounds") or []) if isinstance(w.get("success_rate"), (int, float))
+                ] + [
+                    {"kind": key, "value": value}
+                    for key in ("fix_success_rate", "confidence", "evidence_count")
+                    if isinstance(value := t(key), (int, float))
+                ],
             },
         },
     }

@@ -104,17 +104,20 @@ def fill_message(message: str, groups: Iterable[str | None]) -> str:
 
 def patterns_from_records(records: Iterable[Any], base: str = "/") -> list[Pattern]:
     """Patterns of checked records (generator.model.Record)."""
-    from .export import Links, title
+    from .labels import page_title
+    from .routes import Links
 
     links = Links(base)
     return [
-        Pattern(r.id, r.error.regex, r.error.message, title(r), links.html(r.id), r.repo, r.error.exception_class, r.superseded_by)
+        Pattern(r.id, r.error.regex, r.error.message, page_title(r, "en"), links.html(r.id), r.repo, r.error.exception_class, r.superseded_by)
         for r in records
     ]
 
 
 def patterns_from_index(doc: Any) -> list[Pattern]:
     """Patterns of a `match.json` document (the API's shape); entries without the needed strings are skipped."""
+    from .routes import page_url
+
     out = []
     entries = doc.get("patterns") if isinstance(doc, dict) else None
     for e in entries if isinstance(entries, list) else []:
@@ -122,7 +125,7 @@ def patterns_from_index(doc: Any) -> list[Pattern]:
             continue
         opt = {k: e[k] if isinstance(e.get(k), str) else None for k in ("exception_class", "superseded_by")}
         title = e["title"] if isinstance(e.get("title"), str) else f'What causes "{e["message"]}"?'
-        url = e["html"] if isinstance(e.get("html"), str) else f"/errors/{e['id']}/"
+        url = e["html"] if isinstance(e.get("html"), str) else "/" + page_url("error", e["id"])
         repo = e["repo"] if isinstance(e.get("repo"), str) else ""
         lits, spec = e.get("literals"), e.get("specificity")
         derived: dict[str, Any] = {}

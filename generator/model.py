@@ -6,12 +6,13 @@ from records that have already passed `check`, so they never see untrusted shape
 
 Bilingual rule: every human-readable text field ``K`` has an optional sibling ``K_zh`` of the same shape
 (a string for a string, a list of equal length for a list, a mapping with the same keys for a mapping).
-Code (snippets, example fixes, patterns) and identifiers are never translated.
+Code (snippets, example fixes, patterns) and identifiers are never translated. generator/bilingual.py finds
+the pairs from these models and walks them for the checks, the pages, the API and the translation marks.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +41,6 @@ Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=60)]
 Date = Annotated[str, Field(pattern=DATE_PATTERN, json_schema_extra={"format": "date"})]
 DateTime = Annotated[str, Field(pattern=DATETIME_PATTERN, description="An ISO 8601 date, or date and time with a zone.")]
 Url = Annotated[str, Field(pattern=URL_PATTERN, max_length=2000, json_schema_extra={"format": "uri"})]
-Rate = Annotated[float, Field(ge=0, le=1)]
 Line = Annotated[str, Field(min_length=1, max_length=SHORT)]
 Text = Annotated[str, Field(min_length=1, max_length=TEXT)]
 Code = Annotated[str, Field(min_length=1, max_length=CODE)]
@@ -53,11 +53,47 @@ ErrorType = Literal["exception", "error_code", "console", "http", "validation", 
 HandlingStrategy = Literal["try-catch", "type-guard", "validation", "retry", "fallback"]
 VerificationTier = Literal["ai_generated", "community", "source_verified", "reproduced", "maintainer_confirmed"]
 Resolvable = Literal["fixable", "partially-fixable", "not-fixable"]
+Outcome = Literal["worked", "failed", "partial"]
+FIX_POINTER = r"^/(?:solutions|workarounds|dead_ends)/[0-9]+$"
 VersionStatus = Literal["active", "fixed", "changed", "unknown"]
+# The enums' values in their order, for code that lists them (counts, browse pages, imports).
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+TIERS: tuple[str, ...] = get_args(VerificationTier)
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Example(_Model):
+    """One line of the error as it appears in a log: where it was seen, or that it was made from the template."""
+
+    text: Annotated[str, Field(min_length=1, max_length=2000)]
+    seen: Url | None = Field(None, description="A public report (issue, forum thread) where this line was posted.")
+    constructed: bool | None = Field(None, description="`true` when the line was made from the template, not seen in a report.")
+
+
+class Report(_Model):
+    """One public report of someone trying a fix: the evidence every rate is counted from (never typed)."""
+
+    fix: Annotated[str, Field(pattern=FIX_POINTER)] = Field(
+        description="Which fix it is about: `/solutions/N`, `/workarounds/N` or `/dead_ends/N`.", examples=["/solutions/0"]
+    )
+    url: Url = Field(description="The public report: an issue comment, a pull request, a forum answer.")
+    outcome: Outcome = Field(description="What the reporter said happened when they tried it.")
+    date: Date = Field(description="When it was reported.")
+    version: Line | None = Field(None, description="The version the reporter ran, as they said it, e.g. `vLLM 0.6.3`.")
+    quote: Line | None = Field(None, description="The reporter's own words, one short line.")
+
+
+class Estimate(_Model):
+    """A number another dataset typed for this record: kept, attributed, and never shown as counted."""
+
+    field: Annotated[str, Field(pattern=r"^(?:/[a-z0-9_]+)+$", max_length=120)] | None = Field(
+        None, description="Which fix the number is about (`/dead_ends/0`, `/workarounds/1`); absent for the whole record."
+    )
+    kind: Literal["fail_rate", "success_rate", "fix_success_rate", "confidence", "evidence_count"]
+    value: Annotated[float, Field(ge=0)]
 
 
 class ErrorInfo(_Model):
@@ -81,9 +117,10 @@ class ErrorInfo(_Model):
     )
     http_status: Annotated[int, Field(ge=100, le=599)] | None = Field(None, description="HTTP status, for HTTP errors.")
     severity: Severity
-    examples: Annotated[list[Annotated[str, Field(min_length=1, max_length=2000)]], Field(max_length=LIST)] = Field(
+    examples: Annotated[list[Example], Field(max_length=LIST)] = Field(
         default_factory=list,
-        description="Real instances of the error with the values filled in. Each must match `regex`.",
+        description="Instances of the error with the values filled in, each seen in a public report (`seen`) or "
+        "marked `constructed` from the template. Each must match `regex`.",
     )
     counter_examples: Annotated[list[Annotated[str, Field(min_length=1, max_length=2000)]], Field(max_length=LIST)] = (
         Field(default_factory=list, description="Lines that look alike but are not this error; none may match `regex`.")
@@ -131,20 +168,18 @@ class DeadEnd(_Model):
     action_zh: Text | None = None
     why_fails: Text
     why_fails_zh: Text | None = None
-    fail_rate: Rate
     condition: Text | None = None
     condition_zh: Text | None = None
     sources: Annotated[list[Url], Field(max_length=LIST)] = Field(default_factory=list)
 
 
 class Workaround(_Model):
-    """Something that does help, with how well it works."""
+    """Something that does help, under a condition; how well is counted from the record's `reports`."""
 
     action: Text
     action_zh: Text | None = None
     how: Text | None = None
     how_zh: Text | None = None
-    success_rate: Rate
     condition: Text | None = None
     condition_zh: Text | None = None
     sources: Annotated[list[Url], Field(max_length=LIST)] = Field(default_factory=list)
@@ -192,14 +227,17 @@ class Origin(_Model):
     regex: Annotated[str, Field(min_length=1, max_length=2000)] | None = Field(
         None, description="The source's own pattern, when it differs from ours."
     )
+    estimates: Annotated[list[Estimate], Field(max_length=LIST)] = Field(
+        default_factory=list, description="Rates and scores the source typed: shown as its unverified estimates."
+    )
+    first_seen: Date | None = Field(None, description="The date the source gave as first seen (its claim, unchecked).")
+    last_confirmed: Date | None = Field(None, description="The date the source gave as last confirmed (its claim).")
 
 
 class Provenance(_Model):
-    """How the record was made and checked. Never invent evidence: counts are of real reports."""
+    """How the record was made and checked. Numbers are never typed: they are counted from `reports`."""
 
     verification_tier: VerificationTier
-    confidence: Rate | None = Field(None, description="How sure the authors are that the record is right, 0..1.")
-    evidence_count: Annotated[int, Field(ge=0)] | None = None
     first_seen: Date | None = None
     last_confirmed: Date | None = None
     last_updated: Date
@@ -246,7 +284,10 @@ class Record(_Model):
     related: Related = Field(default_factory=Related)
     official_docs: OfficialDocs | None = None
     source: Source | None = None
-    fix_success_rate: Rate | None = None
+    reports: Annotated[list[Report], Field(max_length=200)] = Field(
+        default_factory=list,
+        description="Public reports of people trying the fixes above; every rate on the page is counted from these.",
+    )
     resolvable: Resolvable | None = None
     provenance: Provenance
     superseded_by: Id | None = Field(None, description="Set when this record is retired in favour of another.")

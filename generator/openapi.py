@@ -9,14 +9,22 @@ present in the data (`/errors/{part1}.json`, `/errors/{part1}/{part2}.json`, ...
 from __future__ import annotations
 
 import json
-from typing import Any, get_args
+import hashlib
+from typing import Any
 
-from .model import Record, Severity, VerificationTier
+from .model import SEVERITIES, TIERS, Record
+from .routes import API_ROOT, api_path, api_url, page_url
 
+API_VERSION = "1"
 OPENAPI_VERSION = "3.1.0"
 _SEGMENT_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _JSON = "application/json"
 _NDJSON = "application/x-ndjson"
+
+
+def file_entry(body: bytes) -> dict[str, Any]:
+    """A file's digest and size, as the manifest lists it."""
+    return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body)}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -45,14 +53,14 @@ def _object(description: str, properties: dict[str, Any], required: list[str]) -
 
 def component_schemas(api_version: str) -> dict[str, Any]:
     """The response shapes. They stay open (no `additionalProperties: false`): new fields may be added."""
-    severity = {"type": "string", "enum": list(get_args(Severity))}
+    severity = {"type": "string", "enum": list(SEVERITIES)}
     page_links = {
-        "html": _str("English page of the record.", format="uri-reference", examples=["/errors/transformers/failed-to-allocate-blocks-for-request/"]),
+        "html": _str("English page of the record.", format="uri-reference", examples=["/" + page_url("error", "transformers/failed-to-allocate-blocks-for-request")]),
         "html_zh": _str("Chinese page of the record.", format="uri-reference"),
         "json": _str("Canonical JSON URL of the record (an alias file names the canonical one here).", format="uri-reference"),
     }
     return {
-        "Record": {"$ref": "schema.json", "description": "One error record, English and Chinese, exactly as in data/errors/<id>.yaml with defaults filled in."},
+        "Record": {"$ref": api_path("schema"), "description": "One error record, English and Chinese, exactly as in data/errors/<id>.yaml with defaults filled in."},
         "PageLinks": _object("Where the record lives on the site and in the API.", page_links, ["html", "html_zh", "json"]),
         "RecordLinks": _object(
             "Page links plus the source permalink.",
@@ -126,8 +134,8 @@ def component_schemas(api_version: str) -> dict[str, Any]:
                 "superseded": _count("Number of retired records."),
                 "by_repo": _counts("Records per project."),
                 "by_category": _counts("Records per category."),
-                "by_severity": _counts("Records per severity (every severity listed, zeros included).", tuple(get_args(Severity))),
-                "by_verification_tier": _counts("Records per verification tier (every tier listed).", tuple(get_args(VerificationTier))),
+                "by_severity": _counts("Records per severity (every severity listed, zeros included).", SEVERITIES),
+                "by_verification_tier": _counts("Records per verification tier (every tier listed).", TIERS),
                 "translation": _object(
                     "Chinese coverage. A field counts when its English text is present; it is translated when its `_zh` sibling is.",
                     {
@@ -183,7 +191,7 @@ def _record_paths(records: list[Record], docs: dict[str, dict], names: dict[str,
     paths: dict[str, Any] = {}
     for depth, name in sorted(by_depth.items()):
         parts = name.split("/")
-        template = "/errors/" + "/".join(f"{{part{i}}}" for i in range(1, depth + 1)) + ".json"
+        template = "/" + api_path("record", "/".join(f"{{part{i}}}" for i in range(1, depth + 1)))
         parameters = [
             {
                 "name": f"part{i}",
@@ -199,7 +207,7 @@ def _record_paths(records: list[Record], docs: dict[str, dict], names: dict[str,
         responses = _json_response(
             "The record with its links. An alias serves the same bytes as its canonical id.",
             _ref("RecordDocument"),
-            {"record": {"summary": f"GET /api/errors/{name}.json ({kind})", "value": docs[names[name]]}},
+            {"record": {"summary": f"GET {api_url('record', name, '/')} ({kind})", "value": docs[names[name]]}},
         )
         responses["404"] = {"description": "No record has this id or alias."}
         paths[template] = _get(
@@ -223,60 +231,58 @@ def openapi_document(
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document for this build. `files` must already hold every file except openapi.json and
     manifest.json; the examples are taken from them."""
-    from .export import API_VERSION, file_entry
-
     def loaded(path: str) -> Any:
         return json.loads(files[path])
 
-    index, match = loaded("errors.json"), loaded("match.json")
+    index, match = loaded(api_path("index")), loaded(api_path("match"))
     index["errors"], match["patterns"] = index["errors"][:2], match["patterns"][:2]
-    first_line = files["errors.ndjson"].split(b"\n", 1)[0].decode("utf-8")
+    first_line = files[api_path("ndjson")].split(b"\n", 1)[0].decode("utf-8")
     manifest_example = {
         "api_version": API_VERSION,
         "dataset_version": dataset_version,
         "records": len(records),
-        "files": {p: file_entry(files[p]) for p in ("errors.json", "match.json", "schema.json")},
+        "files": {p: file_entry(files[p]) for p in (api_path("index"), api_path("match"), api_path("schema"))},
     }
     paths: dict[str, Any] = {
-        "/manifest.json": _get(
+        "/" + api_path("manifest"): _get(
             "getManifest",
             "Versions and file digests: start here",
             "The API version, the dataset version and the sha256 and size of every other file. Poll this small file; "
             "fetch another file only when its sha256 differs from the copy you hold.",
             _json_response("The manifest.", _ref("Manifest"), {"manifest": {"summary": "Cut to three files", "value": manifest_example}}),
         ),
-        "/errors.json": _get(
+        "/" + api_path("index"): _get(
             "getIndex",
             "Index of all records",
             "Id, message, project, category, severity, tags, last update and links of every record, sorted by id. Compact JSON.",
             _json_response("The index.", _ref("Index"), {"index": {"summary": f"The first entries of {len(records)}", "value": index}}),
         ),
-        "/match.json": _get(
+        "/" + api_path("match"): _get(
             "getMatchPatterns",
             "Patterns to match error text offline",
             "Each record's regex with what a client shows for a hit. Search a log line with every pattern; a hit links to the page. Compact JSON.",
             _json_response("The patterns.", _ref("Match"), {"match": {"summary": f"The first patterns of {len(records)}", "value": match}}),
         ),
-        "/stats.json": _get(
+        "/" + api_path("stats"): _get(
             "getStats",
             "Counts over the dataset",
             "Records by project, category, severity and verification tier, and translation coverage.",
-            _json_response("The counts.", _ref("Stats"), {"stats": {"summary": "This build's counts", "value": loaded("stats.json")}}),
+            _json_response("The counts.", _ref("Stats"), {"stats": {"summary": "This build's counts", "value": loaded(api_path("stats"))}}),
         ),
-        "/schema.json": _get(
+        "/" + api_path("schema"): _get(
             "getRecordSchema",
             "The record JSON Schema",
             "JSON Schema (draft 2020-12) of one record: the `record` member of every record document validates against it. "
             "Byte-identical to schema/error.schema.json in the repository.",
             _json_response("The schema.", {"type": "object", "description": "A JSON Schema (draft 2020-12) document."}),
         ),
-        "/openapi.json": _get(
+        "/" + api_path("openapi"): _get(
             "getOpenApi",
             "This OpenAPI document",
             "The OpenAPI 3.1 description of every route.",
             _json_response("This document.", {"type": "object", "description": "An OpenAPI 3.1 document."}),
         ),
-        "/errors.ndjson": _get(
+        "/" + api_path("ndjson"): _get(
             "getDataset",
             "The whole dataset, one record per line",
             "Newline-delimited JSON: one record document per line, sorted by id, each line ending in `\\n` and byte for byte "
@@ -306,11 +312,11 @@ def openapi_document(
                 "A read-only API made of static files: any static host serves it, no server runs. Every file is the document "
                 "itself (no envelope); the API version and the dataset version are in manifest.json. Unknown fields must be "
                 "ignored: fields may be added within an API version, never removed or changed in meaning. "
-                f"Human documentation: {base}api/ (English) and {base}zh/api/ (Chinese)."
+                f"Human documentation: {base}{page_url('api_docs', lang='en')} (English) and {base}{page_url('api_docs', lang='zh')} (Chinese)."
             ),
             "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
         },
-        "servers": [{"url": f"{base}api", "description": "The site this document was built for."}],
+        "servers": [{"url": base + API_ROOT.rstrip("/"), "description": "The site this document was built for."}],
         "paths": dict(sorted(paths.items())),
         "components": {"schemas": component_schemas(API_VERSION)},
     }

@@ -14,8 +14,6 @@ from __future__ import annotations
 import html
 import json
 import os
-import posixpath
-import re
 import shutil
 import subprocess
 import sys
@@ -26,14 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from xml.etree import ElementTree
-
 import yaml
 from mkdocs.utils.meta import get_data
 
-from . import render
+from . import facts, render, routes
 from .feeds import feed_files
+from .labels import LANGUAGE_NAMES
 from .model import Record
+from .routes import LANGS, lang_root
+from .sitecheck import check_links, check_xml
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
@@ -107,17 +106,6 @@ def _write_pages(dest: Path, pages: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def check_xml(site: Path) -> list[str]:
-    """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed)."""
-    bad = []
-    for path in sorted(site.rglob("*.xml")):
-        try:
-            ElementTree.fromstring(path.read_bytes())
-        except ElementTree.ParseError as exc:
-            bad.append(f"{path.relative_to(site).as_posix()}: {exc}")
-    return bad
-
-
 def _only_in(lang: str) -> list[str]:
     """URLs of hand-written pages that exist in `lang` but not in every other language (the switcher sends
     readers of those to the other language's home page instead of a missing page)."""
@@ -125,8 +113,20 @@ def _only_in(lang: str) -> list[str]:
         return {p.relative_to(DOCS / code).as_posix() for p in (DOCS / code).rglob("*.md")}
 
     mine = pages(lang)
-    others = [pages(other) for other in render.LANGS if other != lang]
-    return sorted(render.page_url_of(p) for p in mine if not all(p in o for o in others))
+    others = [pages(other) for other in LANGS if other != lang]
+    return sorted(routes.page_url_of(p) for p in mine if not all(p in o for o in others))
+
+
+def _theme_config(lang: str) -> dict:
+    """What the theme overrides and the page JavaScript read from `config.extra.errdex`, besides the strings in
+    the mkdocs configs: where each language's root and the site root are from this language's root, the pages
+    that exist in one language only, and the routes."""
+    return {
+        "languages": [{"lang": other, "name": LANGUAGE_NAMES[other], "root": routes.to_lang_root(lang, other)} for other in LANGS],
+        "site_root": routes.to_site_root(lang),
+        "only_here": _only_in(lang),
+        "routes": routes.client_routes(),
+    }
 
 
 def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str) -> Path:
@@ -139,8 +139,8 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),
         "theme": {"custom_dir": str(OVERRIDES)},
-        "extra": {"errdex_counts": counts, "errdex": {"only_here": _only_in(lang)}},
-        "site_url": url + render.lang_root(lang),
+        "extra": {"errdex_counts": counts, "errdex": _theme_config(lang)},
+        "site_url": url + lang_root(lang),
     }
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
@@ -203,22 +203,23 @@ def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
     output, _ = proc.communicate()
     if proc.returncode != 0:
         raise BuildError(f"pagefind exited {proc.returncode}:\n{(output or '')[-4000:]}")
-    if not (site / "pagefind" / "pagefind.js").is_file():
-        raise BuildError("pagefind wrote no pagefind/pagefind.js")
+    if not (site / routes.SEARCH_SCRIPT).is_file():
+        raise BuildError(f"pagefind wrote no {routes.SEARCH_SCRIPT}")
     # Pagefind writes its language table in hash-map order, which changes from run to run: sort it so that
     # two builds of the same data are byte-identical.
-    entry = site / "pagefind" / "pagefind-entry.json"
+    entry = site / routes.SEARCH_ROOT / "pagefind-entry.json"
     data = json.loads(entry.read_text(encoding="utf-8"))
     entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def _write_feeds(site: Path, records: list[Record], url: str) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
-    pages = [render.page_url_of(p) for p in render.render_browse_pages(records, "en")]
-    pages += [render.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
-    for lang in render.LANGS:
-        for name in ("sitemap.xml", "sitemap.xml.gz"):
-            (site / render.lang_root(lang) / name).unlink(missing_ok=True)
+    # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
+    pages = [routes.page_url_of(path) for path, page in routes.generated_pages(records).items() if routes.PAGES[page.route].each != "record"]
+    pages += [routes.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
+    for lang in LANGS:
+        for name in ("sitemap.xml", "sitemap.xml.gz"):  # the builder's own
+            (site / lang_root(lang) / name).unlink(missing_ok=True)
     for rel, text in feed_files(records, url, pages).items():
         (site / rel).write_text(text, encoding="utf-8")
 
@@ -234,64 +235,17 @@ _REDIRECT = """<!doctype html>
 def _write_alias_redirects(site: Path, records: list[Record]) -> int:
     """errors/<alias>/ -> errors/<id>/ in each language, so that legacy ids keep resolving."""
     count = 0
-    for src, dst in render.alias_redirects(records).items():
-        for lang in render.LANGS:
-            root = site / render.lang_root(lang)
+    for src, dst in facts.alias_redirects(records).items():
+        for lang in LANGS:
+            root = site / lang_root(lang)
             page = root / src / "index.html"
             if page.exists():  # never shadow a real page
                 continue
             page.parent.mkdir(parents=True, exist_ok=True)
-            href = html.escape(render.relative(src, dst))
+            href = html.escape(routes.relative(src, dst))
             page.write_text(_REDIRECT.format(lang=lang, href=href, target=html.escape(dst)), encoding="utf-8")
             count += 1
     return count
-
-
-_LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-
-
-def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> list[str]:
-    """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve).
-
-    `base` is the path the site is published under (from site_url): absolute links start with it. With `later`
-    (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written."""
-    files: set[str] = set()
-    pages: list[str] = []
-    for folder, _dirs, names in os.walk(site):
-        rel = os.path.relpath(folder, site).replace(os.sep, "/")
-        rel = "" if rel == "." else rel + "/"
-        for name in names:
-            files.add(rel + name)
-            if name.endswith(".html") and not rel.startswith("pagefind/"):
-                pages.append(rel + name)
-    broken = []
-    seen: set[tuple[str, str]] = set()
-    for page in sorted(pages):
-        text = (site / page).read_text(encoding="utf-8", errors="replace")
-        here = posixpath.dirname(page)
-        for m in _LINK.finditer(text):
-            url = m.group(1) if m.group(1) is not None else m.group(2)
-            if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
-                continue
-            path = html.unescape(url).split("#", 1)[0].split("?", 1)[0]
-            if path.startswith(base) and base != "/":
-                path = "/" + path[len(base):]
-            if not path:
-                continue
-            key = (here, path)
-            if key in seen:
-                continue
-            seen.add(key)
-            target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(here, path))
-            if later is not None and target.startswith("pagefind/"):
-                later.add(f"{page} -> {url}\0{target}")
-                continue
-            if target == ".." or target.startswith("../"):
-                broken.append(f"{page} -> {url} (outside the site)")
-            elif target not in files and (target.rstrip("/") + "/index.html").lstrip("/") not in files and not (target == "." and "index.html" in files):
-                broken.append(f"{page} -> {url}")
-    return broken
 
 
 def _swap_in(new: Path, out: Path) -> None:
@@ -340,10 +294,10 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
-    counts = render.dataset_counts(records)
+    counts = facts.dataset_counts(records)
     env = dict(os.environ)
     # Reproducible output: mkdocs dates the sitemap (and its gzip header) from this, not from the clock.
-    env["SOURCE_DATE_EPOCH"] = str(render.source_date_epoch(records))
+    env["SOURCE_DATE_EPOCH"] = str(facts.source_date_epoch(records))
 
     # Each language's mkdocs build starts as soon as its pages are written, so the next language renders (and
     # the API is written) while it runs: the machine's cores work side by side.
@@ -352,12 +306,12 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
     try:
-        for lang in render.LANGS:
+        for lang in LANGS:
             docs = work / "src" / lang
             shutil.copytree(DOCS / lang, docs)
             try:
                 pages = render.render_site_pages(records, lang, links)
-            except render.PageCollision as exc:
+            except routes.PageCollision as exc:
                 raise BuildError(str(exc)) from None
             _write_pages(docs, pages)
             del pages
@@ -373,14 +327,15 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
 
     site = work / "site"
     os.rename(sites["en"], site)
-    for lang in render.LANGS:
+    for lang in LANGS:
         if lang != "en":
-            os.rename(sites[lang], site / render.lang_root(lang).rstrip("/"))
-    if (site / "api").exists():  # the hand-written API page: the API files go beside its index.html
+            os.rename(sites[lang], site / lang_root(lang).rstrip("/"))
+    api = site / routes.API_ROOT
+    if api.exists():  # the hand-written API page: the API files go beside its index.html
         for entry in (work / "api").iterdir():
-            os.rename(entry, site / "api" / entry.name)
+            os.rename(entry, api / entry.name)
     else:
-        os.rename(work / "api", site / "api")
+        os.rename(work / "api", api)
     _write_feeds(site, records, url)
     bad_xml = check_xml(site)
     if bad_xml:

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from . import safefs
-from .checks.translation import fingerprint, text_pairs
+from .bilingual import text_pairs
+from .checks.translation import fingerprint
 from .load import RawRecord
 
 _BLOCK = re.compile(r"^zh_fingerprints:.*\n(?:(?:[ \t]+.*|[ \t]*#.*|[ \t]*)\n)*", re.M)

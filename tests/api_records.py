@@ -1,8 +1,9 @@
 """Small records for the API tests: each one exercises something the real data may not (yet) hold.
 
 - `zz-fixture/live-thing`: fully translated, a source block, two aliases of different depths (one 4 parts deep).
-- `zz-fixture/retired-thing`: superseded by the live record *through an alias*, half translated, integer and
-  float rates, and text holding U+2028/U+2029 (line breaks to Python's splitlines, not to JSON; U+0085 is refused by REC007).
+- `zz-fixture/live-thing` also carries reports: six on a workaround (a bar), one on a solution (a count only).
+- `zz-fixture/retired-thing`: superseded by the live record *through an alias*, half translated, dead ends without
+  reports (no number at all), and text holding U+2028/U+2029 (line breaks to Python's splitlines, not to JSON; U+0085 is refused by REC007).
 - `zz-fixture-flat`: a one-part id, nothing translated, severity `info`.
 """
 
@@ -31,7 +32,7 @@ def fixture_data() -> list[dict[str, Any]]:
             "exception_class": "FixtureError",
             "type": "exception",
             "severity": "critical",
-            "examples": ["FixtureError: Fixture pool exhausted: 12 wanted"],
+            "examples": [{"text": "FixtureError: Fixture pool exhausted: 12 wanted", "seen": "https://example.org/issue/7"}],
             "counter_examples": ["Fixture pool resized"],
         },
         "explanation": "The fixture pool had fewer free slots than the request asked for.",
@@ -39,7 +40,7 @@ def fixture_data() -> list[dict[str, Any]]:
         "solutions": ["Ask for fewer slots", "Grow the pool"],
         "solutions_zh": ["请求更少的槽位", "扩大池的容量"],
         "workarounds": [
-            {"action": "Retry after a pause", "action_zh": "稍等后重试", "success_rate": 0.85, "sources": ["https://example.org/issue/1"]}
+            {"action": "Retry after a pause", "action_zh": "稍等后重试", "sources": ["https://example.org/issue/1"]}
         ],
         "source": {
             "repo": "example-org/fixture-engine",
@@ -50,7 +51,12 @@ def fixture_data() -> list[dict[str, Any]]:
             "commit": "0123456789abcdef0123456789abcdef01234567",
             "snippet": SNIPPET,
         },
-        "provenance": {"verification_tier": "reproduced", "confidence": 0.9, "evidence_count": 3, "last_updated": "2026-01-02"},
+        # Six reports on the workaround (enough for a bar), one on the first solution (a count only).
+        "reports": [
+            {"fix": "/workarounds/0", "url": f"https://example.org/issue/{n}", "outcome": outcome, "date": "2025-12-0" + str(n)}
+            for n, outcome in zip(range(1, 7), ["worked", "worked", "worked", "failed", "partial", "worked"])
+        ] + [{"fix": "/solutions/0", "url": "https://example.org/issue/8", "outcome": "worked", "date": "2025-11-30", "version": "engine 1.2", "quote": "fewer slots did it"}],
+        "provenance": {"verification_tier": "reproduced", "last_updated": "2026-01-02"},
     }
     retired = {
         "id": "zz-fixture/retired-thing",
@@ -63,14 +69,14 @@ def fixture_data() -> list[dict[str, Any]]:
             "regex": "Old pool empty",
             "type": "console",
             "severity": "warning",
-            "examples": ["WARN Old pool empty"],
+            "examples": [{"text": "WARN Old pool empty", "constructed": True}],
         },
         "explanation": "Replaced by the live record.\u2028A second paragraph\u2029and a third.",
         "explanation_zh": "已被新记录取代。",
         "solutions": ["Read the successor"],
         "dead_ends": [
-            {"action": "Restart everything", "why_fails": "The pool is the same size after a restart", "fail_rate": 1},
-            {"action": "Clear the cache", "action_zh": "清空缓存", "why_fails": "Nothing was cached", "why_fails_zh": "没有任何缓存", "fail_rate": 0.35},
+            {"action": "Restart everything", "why_fails": "The pool is the same size after a restart"},
+            {"action": "Clear the cache", "action_zh": "清空缓存", "why_fails": "Nothing was cached", "why_fails_zh": "没有任何缓存"},
         ],
         "provenance": {"verification_tier": "community", "last_updated": "2025-12-31"},
         "superseded_by": "0123456789abcdef",
@@ -80,7 +86,7 @@ def fixture_data() -> list[dict[str, Any]]:
         "repo": "example-org/other",
         "domain": "llm",
         "category": "config_error",
-        "error": {"message": "Flat config <b>ignored</b> {{ 7*7 }}", "regex": "Flat config", "type": "console", "severity": "info", "examples": ["Flat config <b>ignored</b> {{ 7*7 }}"]},
+        "error": {"message": "Flat config <b>ignored</b> {{ 7*7 }}", "regex": "Flat config", "type": "console", "severity": "info", "examples": [{"text": "Flat config <b>ignored</b> {{ 7*7 }}", "constructed": True}]},
         "explanation": "A one-part id with no translation at all.",
         "solutions": ["Nothing to do"],
         "provenance": {"verification_tier": "ai_generated", "last_updated": "2026-02-03"},

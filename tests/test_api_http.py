@@ -185,7 +185,7 @@ def test_match_patterns_find_their_own_examples(base, dataset):
         assert pattern["title"] == f'What causes "{one_line}" in {record.repo}?'
         assert pattern.get("exception_class") == record.error.exception_class
         compiled = re2.compile(pattern["regex"])
-        assert all(compiled.search(text) for text in record.error.examples), record.id
+        assert all(compiled.search(e.text) for e in record.error.examples), record.id
         assert not any(compiled.search(text) for text in record.error.counter_examples), record.id
 
 

@@ -20,9 +20,14 @@ def test_error_page_sections_visible(page, base_url):
     page.goto(base_url + FULL, wait_until="networkidle")
     assert page.locator("h1").first.inner_text().startswith('What causes "Cannot allocate {} KV cache blocks')
     assert page.locator(".errdex-snippet .hll").inner_text().strip().startswith("raise CacheOOMError")
-    assert page.locator(".errdex-dead-ends .errdex-rate__value").inner_text() == "85%"
+    # Counted from six linked reports: a sentence, the interval, the bar, and each report's link.
+    assert page.locator(".errdex-dead-ends .errdex-tally__sentence").inner_text() == "Failed in 5 of 6 reports"
+    assert page.locator(".errdex-dead-ends .errdex-report a").count() == 6
     width = page.locator(".errdex-dead-ends .errdex-rate__bar").evaluate("e => e.getBoundingClientRect().width / e.parentElement.getBoundingClientRect().width")
-    assert abs(width - 0.85) < 0.02
+    assert abs(width - 5 / 6) < 0.02
+    # One report: a count and its link, no bar.
+    assert page.locator(".errdex-solutions .errdex-tally__sentence").inner_text() == "Worked in 1 of 1 report"
+    assert page.locator(".errdex-solutions .errdex-rate").count() == 0
     assert page.problems == []
 
 

@@ -26,3 +26,41 @@ def test_seed_aliases_resolve_to_records() -> None:
     assert names["75399c058b7579ff"] == "transformers/failed-to-allocate-blocks-for-request"
     assert names["c3bb612f19fc7e3d"] == "vllm/hf3fs-allocation-failed"
     assert names["llm/vllm-block-manager-out-of-memory"] == "vllm/block-manager-out-of-memory"
+
+
+TYPED = {"fail_rate", "success_rate", "fix_success_rate", "confidence", "evidence_count", "rate", "score"}
+
+
+def _numbers(value, pointer=""):
+    """(pointer, key, number) for every number in the data, with the key it stands under."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                yield f"{pointer}/{k}", k, v
+            else:
+                yield from _numbers(v, f"{pointer}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _numbers(v, f"{pointer}/{i}")
+
+
+def test_no_number_is_typed() -> None:
+    """Rates are counted from linked reports, never typed: the only numbers a record holds are line numbers, an HTTP
+    status, and another dataset's estimates kept under provenance/origin/estimates; the API's numbers are counted."""
+    import json
+
+    from generator.export import api_files
+
+    result = check([DATA], DATA)
+    allowed = {"line", "start_line", "end_line", "http_status", "schema_version"}
+    for raw in result.raws:
+        for pointer, key, _ in _numbers(raw.data):
+            assert key in allowed or pointer.startswith("/provenance/origin/estimates/"), (raw.path, pointer)
+    for name, body in api_files(result.records).items():
+        if name.startswith("errors/") and name.endswith(".json"):
+            doc = json.loads(body)
+            for pointer, key, _ in _numbers(doc.get("record", {})):
+                assert key not in TYPED or pointer.startswith("/provenance/origin/estimates/"), (name, pointer)
+            for fix, tally in doc.get("evidence", {}).get("by_fix", {}).items():
+                reports = [r for r in doc["record"]["reports"] if r["fix"] == fix]
+                assert tally["reports"] == len(reports) > 0, (name, fix)

@@ -100,8 +100,13 @@ def test_record_document_is_the_whole_record_plus_links(records):
         "id": "zz-fixture/live-thing",
         "links": {"html": "/errors/zz-fixture/live-thing/", "html_zh": "/zh/errors/zz-fixture/live-thing/", "json": "/api/errors/zz-fixture/live-thing.json"},
     }
-    assert retired["record"]["dead_ends"][0]["fail_rate"] == 1.0
-    assert b'"fail_rate":1.0' in files["errors/zz-fixture/retired-thing.json"]
+    # Numbers are counted from reports, never typed: none without reports, k of n with them.
+    assert "evidence" not in retired and b"rate" not in files["errors/zz-fixture/retired-thing.json"]
+    assert live["evidence"]["by_fix"]["/workarounds/0"] == {
+        "reports": 6, "worked": 4, "failed": 1, "partial": 1, "share": 0.6667, "interval_95": [0.3, 0.9032],
+    }
+    assert live["evidence"]["by_fix"]["/solutions/0"]["reports"] == 1
+    assert live["evidence"]["fixes"]["reports"] == 7 and live["evidence"]["min_reports_for_bar"] == 5
 
 
 def test_aliases_serve_the_same_bytes(records):
@@ -283,3 +288,17 @@ def test_docs_page_names_every_route_and_field(page, records):
         for field in schema.get("properties", {}):
             assert f"`{field}`" in text, f"{page} does not document {name}.{field}"
     assert "api_version" in text and "dataset_version" in text and "curl" in text
+
+
+def test_record_file_snapshot(bless):
+    """One record's API file, byte for byte; re-bless with ERRDEX_BLESS=1 after an intended change."""
+    dataset = ROOT / "tests/fixtures/dataset"
+    result = check([dataset], dataset)
+    assert not result.failed
+    body = api_files(result.records)["errors/demo/kv-cache-out-of-memory.json"]
+    golden = ROOT / "tests/snapshots/api-errors-demo-kv-cache-out-of-memory.json"
+    if bless or not golden.exists():
+        golden.write_bytes(body)
+        if not bless:
+            pytest.fail(f"wrote the missing snapshot {golden.name}; check it and run again")
+    assert body == golden.read_bytes(), f"{golden.name} differs; run with ERRDEX_BLESS=1 if intended"

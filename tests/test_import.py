@@ -42,8 +42,8 @@ def test_importing_the_seeds_reproduces_our_records(tmp_path, capsys) -> None:
         ],
         "vllm/block-manager-out-of-memory": [
             "/aliases", "/repo", "/domain", "/category", "/root_cause", "/root_cause_zh", "/root_cause_type", "/versions",
-            "/official_docs", "/fix_success_rate", "/resolvable", "/provenance/confidence", "/provenance/evidence_count",
-            "/provenance/first_seen", "/provenance/last_confirmed", "/provenance/origin/dataset", "/provenance/origin/id",
+            "/official_docs", "/resolvable", "/provenance/origin/estimates",
+            "/provenance/origin/first_seen", "/provenance/origin/last_confirmed", "/provenance/origin/dataset", "/provenance/origin/id",
             "/provenance/origin/locale", "/provenance/origin/signature", "/provenance/origin/signature_zh",
             "/provenance/origin/regex", "/provenance/origin/verification_tier",
         ],

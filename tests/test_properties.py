@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from generator import render
+from generator import render, routes
 from generator.export import api_files
 from generator.load import parse_text
 from generator.model import Record
@@ -110,9 +110,9 @@ def test_any_valid_record_survives_every_stage(data: dict) -> None:
     run_checks([RawRecord("generated.yaml", loaded, text)])
     record = Record.model_validate(loaded)
     # render: both languages; record text never becomes markup
-    for lang in render.LANGS:
+    for lang in routes.LANGS:
         pages = render.render_site_pages([record], lang, render.SiteLinks("https://github.com/errdex/errdex", "edit/main/"))
-        page = pages[render.error_page_path(record.id)]
+        page = pages[routes.page_path("error", record.id)]
         body = page.split("---", 2)[-1]
         parser = _Scripts()
         parser.feed(body)
@@ -146,8 +146,8 @@ def test_any_text_in_a_field_is_refused_or_shown_literally(text: str) -> None:
     if unsafe or hidden or not text.strip():
         return
     record = Record.model_validate(base)
-    for lang in render.LANGS:
-        page = render.render_site_pages([record], lang, render.SiteLinks())[render.error_page_path(record.id)]
+    for lang in routes.LANGS:
+        page = render.render_site_pages([record], lang, render.SiteLinks())[routes.page_path("error", record.id)]
         body, meta = get_data(page)
         assert meta.get("errdex_id") == record.id and meta.get("description")
         parser = _Scripts()

@@ -26,7 +26,7 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from generator import chars, render
+from generator import chars, facts, markup, render, routes
 from generator.checks import run_checks
 from generator.cli import main
 from generator.export import api_files
@@ -179,7 +179,7 @@ def _unchecked_record() -> Record:
 
 def test_unchecked_text_never_breaks_page_metadata_feeds_or_the_api() -> None:
     record = _unchecked_record()
-    for lang in render.LANGS:
+    for lang in routes.LANGS:
         pages = render.render_site_pages([record], lang, render.SiteLinks())
         for rel, page in pages.items():
             body, meta = get_data(page)
@@ -188,7 +188,7 @@ def test_unchecked_text_never_breaks_page_metadata_feeds_or_the_api() -> None:
             parser.feed(body)
             assert parser.bad == [], rel
             assert not chars.UNSAFE.search(page), rel
-        meta = get_data(pages[render.error_page_path(record.id)])[1]
+        meta = get_data(pages[routes.page_path("error", record.id)])[1]
         assert meta["errdex_id"] == record.id and ATTR_PAYLOAD.replace("&", "&amp;") in meta["description"]
     for rel, text in feed_files([record], "https://errdex.dev/", ["about/"]).items():
         if rel.endswith(".xml"):
@@ -207,7 +207,7 @@ def test_front_matter_round_trips_every_code_point() -> None:
         if len(chunk) == 4096 or code == 0x10FFFF:
             text = "".join(chunk)
             chunk = []
-            _, meta = get_data(f"---\ntitle: {render.yaml_quoted(text)}\n---\n")
+            _, meta = get_data(f"---\ntitle: {markup.yaml_quoted(text)}\n---\n")
             assert meta.get("title") == text
 
 
@@ -224,12 +224,13 @@ def unchecked_site(tmp_path_factory):
 @pytest.mark.parametrize("lang", ["", "zh/"])
 def test_a_built_page_of_unchecked_text_has_its_metadata_and_nothing_live(unchecked_site, lang) -> None:
     record = _unchecked_record()
-    html = (unchecked_site / lang / render.error_page_url(record.id) / "index.html").read_text(encoding="utf-8")
+    html = (unchecked_site / lang / routes.page_url("error", record.id) / "index.html").read_text(encoding="utf-8")
     parser = _Live()
     parser.feed(html)
     assert parser.bad == []
     assert "onerror=alert" not in html.replace("{: onerror=alert", "")  # only ever as text
     assert '<meta name="description"' in html and "title: " not in html  # metadata used, not shown
+    assert '<h2 id="solutions">' in html and "{: #" not in html  # fixed anchors, no attr_list text left
     for xml in unchecked_site.rglob("*.xml"):
         ElementTree.fromstring(xml.read_bytes())
 
@@ -248,7 +249,7 @@ def test_a_built_page_of_unchecked_text_runs_nothing_in_chromium(unchecked_site,
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         for lang in ("", "zh/"):
-            page.goto(f"http://127.0.0.1:{server.server_port}/{lang}{render.error_page_url(_unchecked_record().id)}")
+            page.goto(f"http://127.0.0.1:{server.server_port}/{lang}{routes.page_url('error', _unchecked_record().id)}")
             page.wait_for_timeout(300)
             assert page.evaluate("document.querySelectorAll('img[onerror], [onerror], [onclick]').length") == 0
             assert "onerror" in page.inner_text("body")  # shown as text
@@ -276,9 +277,9 @@ def test_every_allowed_lexer_is_fast_on_adversarial_text(language) -> None:
     # Not a timing test of our code: a proof that the allow-list holds no lexer that backtracks; the bound is
     # generous (a runaway lexer takes minutes on far shorter text).
     for text in _adversarial(MAX_HIGHLIGHT):
-        render._highlight.cache_clear()
+        markup._highlight.cache_clear()
         started = time.process_time()
-        render._highlight(text, language, None)
+        markup._highlight(text, language, None)
         assert time.process_time() - started < 5, (language, text[:20])
 
 
@@ -292,7 +293,7 @@ def test_the_allow_list_is_closed() -> None:
     for path in ["x.mpl", "x.au3", "x.fan", "x", ".py", "a/b.PY", "CMakeLists.txt", "Dockerfile"]:
         assert language_of(None, path) in LANGUAGES
     assert language_of(None, "x.mpl") == "text" and language_of(None, "a/b.PY") == "python"
-    source = (ROOT / "generator/render.py").read_text(encoding="utf-8")
+    source = (ROOT / "generator/markup.py").read_text(encoding="utf-8")
     assert "get_lexer_for_filename" not in source and "guess_lexer" not in source
 
 
@@ -306,8 +307,8 @@ def test_a_record_naming_another_language_is_refused(tmp_path, capsys) -> None:
 
 def test_code_past_the_bound_is_plain_text() -> None:
     long = "x = 1\n" * (MAX_HIGHLIGHT // 6 + 10)
-    assert '<span class="n">' not in render._highlight(long, "python", None)
-    assert '<span class="n">' in render._highlight("x = 1\n", "python", None)
+    assert '<span class="n">' not in markup._highlight(long, "python", None)
+    assert '<span class="n">' in markup._highlight("x = 1\n", "python", None)
 
 
 # ---------------------------------------------------------------- 4. dates
@@ -329,7 +330,7 @@ def test_the_latest_valid_date_gives_a_build_timestamp_gzip_can_hold() -> None:
 
     data = copy.deepcopy(PROPERTY_BASE)
     data["provenance"]["last_updated"] = (today() + FUTURE_MARGIN).isoformat()
-    assert 0 < render.source_date_epoch([Record.model_validate(data)]) < 2**32
+    assert 0 < facts.source_date_epoch([Record.model_validate(data)]) < 2**32
 
 
 # ---------------------------------------------------------------- 5. XML
@@ -463,14 +464,14 @@ def test_positions_come_from_one_index(monkeypatch) -> None:
 
 def test_project_paths_never_collide() -> None:
     names = ["llama.cpp", "llama-2e-cpp", "llama_2e_cpp", "llama_cpp", "llama-cpp", "a..b", "a.-b", "a-.b", "..", ".", "_", "-", "__", "_5f_"]
-    paths = {render.project_page(f"ggml-org/{n}") for n in names}
+    paths = {routes.page_path("project", f"ggml-org/{n}") for n in names}
     assert len(paths) == len(names)
     rng = random.Random(3)
     alphabet = "ab.-_"
     seen: dict[str, str] = {}
     for _ in range(20_000):
         name = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6)))
-        path = render.project_page(f"o/{name}")
+        path = routes.page_path("project", f"o/{name}")
         assert seen.setdefault(path, name) == name
         assert all(seg not in (".", "..", "") for seg in path.split("/")[:-1])
 
@@ -542,8 +543,19 @@ def test_only_listed_docs_pages_use_macros() -> None:
     users = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
                    if re.search(r"^render_macros:\s*true\s*$", p.read_text(encoding="utf-8"), re.M))
     assert users == ["en/index.md", "zh/index.md"]
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nmarkdown_extensions:")[0]) or {}
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "render_by_default: false" in text and "attr_list" not in re.sub(r"#.*", "", text)
-    assert "attr_list" not in re.sub(r"#.*", "", (ROOT / "mkdocs.zh.yml").read_text(encoding="utf-8"))
-    assert config is not None
+    assert "render_by_default: false" in text
+    extensions = re.search(r"^markdown_extensions:\n((?:  .*\n)+)", text, re.M).group(1)
+    names = re.findall(r"^  - ([\w.]+)", extensions, re.M)
+    assert names == ["generator.mdext", "toc", "admonition", "tables"]  # nothing that writes attributes
+    assert "markdown_extensions" not in (ROOT / "mkdocs.zh.yml").read_text(encoding="utf-8")
+
+
+def test_headings_get_fixed_ids_and_nothing_else() -> None:
+    import markdown
+
+    html = markdown.markdown("## Solutions {: #solutions }\n\n## X {: onerror=alert(1) }\n\n## Y {: .cls #y }\n\ntext {: #para }",
+                             extensions=["generator.mdext", "toc"])
+    assert '<h2 id="solutions">Solutions</h2>' in html
+    assert "onerror=" not in html.replace("{: onerror=alert(1) }", "") and "class=" not in html
+    assert "{: #para }" in html

@@ -113,13 +113,13 @@ SHAPE_B = {
     "official_doc_section": "/official_docs/section",
     "error_code": "/error/code",
     "verification_tier": "/provenance/origin/verification_tier",
-    "confidence": "/provenance/confidence",
-    "fix_success_rate": "/fix_success_rate",
+    "confidence": "/provenance/origin/estimates (kind confidence)",
+    "fix_success_rate": "/provenance/origin/estimates (kind fix_success_rate)",
     "resolvable": "/resolvable",
-    "first_seen": "/provenance/first_seen",
-    "last_confirmed": "/provenance/last_confirmed",
+    "first_seen": "/provenance/origin/first_seen",
+    "last_confirmed": "/provenance/origin/last_confirmed",
     "last_updated": "/provenance/last_updated",
-    "evidence_count": "/provenance/evidence_count",
+    "evidence_count": "/provenance/origin/estimates (kind evidence_count)",
     "tags": "/tags",
     "locale": "/provenance/origin/locale",
     "aliases": "/aliases",
@@ -131,18 +131,22 @@ def test_shape_b_seed_fields_all_have_a_place() -> None:
     ours = _ours("vllm/block-manager-out-of-memory")
     assert set(seed) == set(SHAPE_B), "a seed field has no mapping"
     same = ["signature", "signature_zh", "regex", "domain", "category", "root_cause", "root_cause_zh", "root_cause_type",
-            "official_doc_url", "verification_tier", "confidence", "fix_success_rate", "first_seen", "last_confirmed",
-            "evidence_count", "locale"]
+            "official_doc_url", "verification_tier", "first_seen", "last_confirmed", "locale"]
     for key in same:
         assert _at(ours, SHAPE_B[key]) == seed[key], key
+    # The seed's typed numbers are kept as its attributed estimates, never as ours (ours are counted from reports).
+    estimates = {(e.get("field", ""), e["kind"]): e["value"] for e in ours["provenance"]["origin"]["estimates"]}
+    for key in ("confidence", "fix_success_rate", "evidence_count"):
+        assert estimates[("", key)] == seed[key], key
+    assert not {"fix_success_rate", "reports"} & set(ours) and not {"confidence", "evidence_count"} & set(ours["provenance"])
     assert ours["aliases"] == [seed["id"]]
     assert [v["version"] for v in ours["versions"]] == [v["version"] for v in seed["versions"]]
     assert all(v["status"] == "active" for v in ours["versions"])
     assert [d["why_fails"] for d in ours["dead_ends"]] == [d["why_fails"] for d in seed["dead_ends"]]
-    assert [d["fail_rate"] for d in ours["dead_ends"]] == [d["fail_rate"] for d in seed["dead_ends"]]
+    assert [estimates[(f"/dead_ends/{i}", "fail_rate")] for i in range(len(ours["dead_ends"]))] == [d["fail_rate"] for d in seed["dead_ends"]]
     assert [w["how"] for w in ours["workarounds"]] == [w["how"] for w in seed["workarounds"]]
     assert [w["how_zh"] for w in ours["workarounds"]] == seed["workarounds_zh"]
-    assert [w["success_rate"] for w in ours["workarounds"]] == [w["success_rate"] for w in seed["workarounds"]]
+    assert [estimates[(f"/workarounds/{i}", "success_rate")] for i in range(len(ours["workarounds"]))] == [w["success_rate"] for w in seed["workarounds"]]
     assert ours["resolvable"] == {"true": "fixable", "partial": "partially-fixable", "false": "not-fixable"}[seed["resolvable"]]
     assert ours["subcategory"] == "kv-cache"  # null in the seed; we classify it
     # Empty or null in the seed: left out in ours.

@@ -1,4 +1,6 @@
-"""The built fixture site (tests/fixtures/dataset), section by section, in both languages; and the build itself."""
+"""The built fixture site (tests/fixtures/dataset): what only a build shows (the theme around the pages, links
+that resolve, redirects, the search index, feeds, reproducibility, the atomic swap). The pages' content is
+tests/test_render.py's."""
 
 from __future__ import annotations
 
@@ -68,144 +70,28 @@ def test_html_lang_and_language_switch(built_site, lang):
 
 
 def test_title(built_site):
+    """The theme prints the front-matter title in the head: escaped once, never as markup."""
     raw, text, _ = page(built_site, FULL)
     assert '<title>What causes &#34;Cannot allocate {} KV cache blocks: out of GPU memory&#34; in example-org/servekit? - errdex</title>' in raw
     raw, text, _ = page(built_site, FULL, "zh")
     assert "在 example-org/servekit 中，“Cannot allocate {} KV cache blocks: out of GPU memory” 是什么原因造成的？" in text
 
 
-@pytest.mark.parametrize("lang,labels", [("en", ["Class", "HTTP status", "critical"]), ("zh", ["异常类", "HTTP 状态码", "致命"])])
-def test_error_section(built_site, lang, labels):
-    raw, _, _ = page(built_site, FULL, lang)
-    s = section(raw, "error")
-    for expected in ["Cannot allocate {} KV cache blocks: out of GPU memory", "servekit.CacheOOMError", "E_KV_OOM", "503",
-                     "errdex-severity--critical", "example-org/servekit", "kv-cache", "memory", "cuda", *labels]:
-        assert expected in s
-    if lang == "zh":
-        assert "无法分配 {} 个 KV 缓存块：显存不足" in s
-
-
-def test_meaning_section(built_site):
-    raw, _, _ = page(built_site, FULL)
-    assert "more KV cache blocks than the GPU has free" in section(raw, "meaning")
-    raw, _, _ = page(built_site, FULL, "zh")
-    assert "调度器向块分配器申请的 KV 缓存块" in section(raw, "meaning")
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_source_section(built_site, lang):
-    raw, _, _ = page(built_site, FULL, lang)
-    s = section(raw, "source")
-    assert "servekit/cache/allocator.py:104" in s
-    numbers = re.findall(r'<span class="normal">(\d+)</span>', s)
-    assert numbers == ["101", "102", "103", "104", "105", "106"]
-    hll = re.findall(r'<span class="hll">(.*?)</span>&#10;|<span class="hll">(.*?)\n</span>', s, re.S)
-    highlighted = re.sub(r"<[^>]+>", "", "".join(a or b for a, b in hll))
-    assert "raise CacheOOMError" in highlighted and "free = self" not in highlighted
-    assert 'href="https://github.com/example-org/servekit/blob/0123456789abcdef0123456789abcdef01234567/servekit/cache/allocator.py#L101-L106"' in s
-    label = "View on GitHub (pinned to 0123456789)" if lang == "en" else "在 GitHub 上查看（固定于 0123456789）"
-    assert label in s
-
-
-def test_solutions_fix_and_patterns(built_site):
-    raw, _, _ = page(built_site, FULL)
-    assert "Lower max_model_len" in section(raw, "solutions") and ">90%<" in section(raw, "solutions")
-    fix = section(raw, "example-fix")
-    assert "Before" in fix and "After" in fix and "32768" in fix and "8192" in fix
-    handling = section(raw, "handling")
-    for expected in ["retry", "Validate before calling", "Type guard", "Try / catch", "CacheOOMError"]:
-        assert expected in handling
-    raw, _, _ = page(built_site, FULL, "zh")
-    assert "降低 max_model_len" in section(raw, "solutions")
-    assert "修改前" in section(raw, "example-fix") and "调用前校验" in section(raw, "handling")
-
-
-def test_prevention_and_when(built_site):
-    raw, _, _ = page(built_site, FULL)
-    assert "Size max_model_len" in section(raw, "prevention")
-    when = section(raw, "when")
-    assert "Long prompts with a large batch" in when and "70B model" in when
-
-
-def test_zh_fallback_mark(built_site):
-    raw, text, _ = page(built_site, FULL, "zh")
-    prevention = section(raw, "prevention")
-    assert prevention.count("尚未翻译") == 2 and "Size max_model_len" in prevention
-    when = section(raw, "when")
-    assert "长提示词配合大批量" in when and "尚未翻译" not in when.split("Serving a 70B")[0]
-    assert "Serving a 70B model on a single 80 GB GPU. " in text and "尚未翻译" in when
-    _, en_text, _ = page(built_site, FULL)
-    assert "not yet translated" not in en_text
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_rates_are_percentages_with_bars(built_site, lang):
-    raw, _, _ = page(built_site, FULL, lang)
-    dead = section(raw, "dead-ends")
-    work = section(raw, "workarounds")
-    assert 'style="width: 85%"' in dead and '<span class="errdex-rate__value">85%</span>' in dead and 'aria-valuenow="85"' in dead
-    assert 'style="width: 62%"' in work and '<span class="errdex-rate__value">62%</span>' in work
-    assert "0.85" not in dead and "0.62" not in work
-    assert ("Restart the server" if lang == "en" else "重启服务") in dead
-    assert ("Enable prefix caching" if lang == "en" else "启用前缀缓存") in work
-
-
-def test_versions_os_docs(built_site):
-    raw, _, _ = page(built_site, FULL)
-    versions = section(raw, "versions")
-    assert versions.count("<tr>") == 3 and "servekit 0.4.2" in versions and "fixed" in versions
-    assert "nvidia-smi" in section(raw, "os")
-    assert 'href="https://example.org/docs/memory"' in section(raw, "docs") and "Memory planning" in section(raw, "docs")
-    raw, _, _ = page(built_site, FULL, "zh")
-    assert "显存规划" in section(raw, "docs") and "以前这只是一条警告" in section(raw, "versions")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_related_links_resolve_aliases(built_site, lang):
-    raw, _, _ = page(built_site, FULL, lang)
-    related = section(raw, "related")
-    # leads_to names the id, confused_with an alias of the same record: both link the canonical page.
-    assert related.count('href="../request-timeout/"') == 2
-    assert ("Leads to" if lang == "en" else "可能引发") in related
-    assert ("Often confused with" if lang == "en" else "容易混淆") in related
-    back, _, _ = page(built_site, "demo/request-timeout", lang)
-    assert 'href="../kv-cache-out-of-memory/"' in section(back, "related")
-
-
-def test_provenance(built_site):
-    raw, _, _ = page(built_site, FULL)
-    prov = section(raw, "provenance")
-    for expected in ["reproduced", "80%", "7 reports", "2025-03-01", "2026-02-10", "2026-03-01",
-                     'href="https://github.com/example-org/servekit/commit/0123456789abcdef0123456789abcdef01234567"', "0123456789<"]:
-        assert expected in prov
-    raw, _, _ = page(built_site, FULL, "zh")
-    assert "已复现" in section(raw, "provenance") and "7 份报告" in section(raw, "provenance")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_links_section(built_site, lang):
+def test_json_link_reaches_the_api_file(built_site, lang):
     raw, _, _ = page(built_site, FULL, lang)
     links = section(raw, "links")
     json_href = re.search(r'class="errdex-json" href="([^"]+)"', links).group(1)
     root = built_site / ("zh" if lang == "zh" else "")
     assert (root / "errors" / FULL / json_href).resolve() == (built_site / "api/errors" / f"{FULL}.json").resolve()
     assert (built_site / "api/errors" / f"{FULL}.json").is_file()
-    assert 'href="https://github.com/errdex/errdex/edit/main/data/errors/demo/kv-cache-out-of-memory.yaml"' in links
-    assert "https://github.com/errdex/errdex/issues/new?title=%5Bdemo%2Fkv-cache-out-of-memory%5D" in links
 
 
-def test_superseded_notice(built_site):
-    raw, text, _ = page(built_site, "demo/old-allocation-error")
-    assert "This record is retired" in text
-    assert re.search(r'errdex-superseded.*?href="../kv-cache-out-of-memory/"', raw, re.S)
-    raw, text, _ = page(built_site, "demo/old-allocation-error", "zh")
-    assert "此条目已停用" in text
-
-
-def test_empty_sections_omitted(built_site):
-    raw, _, _ = page(built_site, "demo/request-timeout")
-    for name in ("source", "example-fix", "handling", "dead-ends", "workarounds", "versions"):
-        assert f"errdex-section errdex-{name}" not in raw
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_related_links_reach_the_pages(built_site, lang):
+    raw, _, _ = page(built_site, FULL, lang)
+    for href in re.findall(r'href="([^"]+)"', section(raw, "related")):
+        assert (built_site / ("zh" if lang == "zh" else "") / "errors" / FULL / href / "index.html").resolve().is_file()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -235,16 +121,12 @@ def test_hostile_record_is_data_in_search_results(built_site):
 
 
 def test_browse_pages(built_site):
+    """Each generated browse page is built in both languages (their content: tests/test_render.py)."""
     for lang, root in (("en", built_site), ("zh", built_site / "zh")):
         for index in ("projects", "categories", "tags", "severities"):
             assert (root / "browse" / index / "index.html").is_file()
         listing = (root / "browse/project/example-org/servekit/index.html").read_text(encoding="utf-8")
         assert listing.count('class="errdex-entry"') == 4
-        assert "Cannot allocate {} KV cache blocks: out of GPU memory" in listing and "errdex-severity--critical" in listing
-        tag = (root / "browse/tag/memory/index.html").read_text(encoding="utf-8")
-        assert tag.count('class="errdex-entry"') == 2
-    sev = (built_site / "zh/browse/severities/index.html").read_text(encoding="utf-8")
-    assert "致命" in sev
 
 
 def test_home_pages_have_counts_and_search_box(built_site):

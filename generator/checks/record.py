@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from .. import chars
 from ..findings import Finding, make
 from ..load import RawRecord, pointer_escape
+from ..model import FIX_POINTER
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")
@@ -117,3 +118,32 @@ def no_hidden_or_unsafe_characters(raw: RawRecord) -> Iterator[Finding]:
             found = pattern.search(text)
             if found:
                 yield make(code, raw.path, pointer, f"{chars.describe(found.group())} at offset {found.start()}", raw.pos(pointer))
+
+
+@record_check
+def reports_name_a_fix(raw: RawRecord) -> Iterator[Finding]:
+    """REC009: each report says which fix it is about, and that fix exists."""
+    for i, report in enumerate(get(raw.data, "reports", kind=list) or []):
+        fix = get(report, "fix", kind=str)
+        if fix is None or not re.fullmatch(FIX_POINTER, fix):
+            continue  # the schema reports the form
+        _, kind, index = fix.split("/")
+        items = get(raw.data, kind, kind=list) or []
+        if int(index) >= len(items):
+            pointer = f"/reports/{i}/fix"
+            noun = kind.replace("_", " ").rstrip("s") + ("" if len(items) == 1 else "s")
+            yield make("REC009", raw.path, pointer, f"the report is about {fix}, but the record has {len(items)} {noun}", raw.pos(pointer))
+
+
+@record_check
+def examples_say_where_they_come_from(raw: RawRecord) -> Iterator[Finding]:
+    """REC010: an example is either seen in a public report (`seen: URL`) or marked `constructed: true`."""
+    for i, example in enumerate(get(raw.data, "error", "examples", kind=list) or []):
+        if not isinstance(example, dict):
+            continue
+        seen = example.get("seen") is not None
+        constructed = example.get("constructed") is True
+        if seen == constructed:
+            pointer = f"/error/examples/{i}"
+            what = "both a `seen` URL and `constructed: true`" if seen else "neither a `seen` URL nor `constructed: true`"
+            yield make("REC010", raw.path, pointer, f"example {i} has {what}", raw.pos(pointer))

@@ -61,12 +61,12 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
     broad = too_broad(pattern, analysis.literals)
     if broad is not None:
         yield make("RGX006", raw.path, "/error/regex", broad, pos())
-    examples = list(strings(raw.data, "error", "examples"))
+    examples = [(i, get(item, "text", kind=str)) for i, item in enumerate(get(raw.data, "error", "examples", kind=list) or [])]
     if not examples and isinstance(raw.data.get("error"), dict):
         yield make("RGX004", raw.path, "/error/examples", "the record has no example messages", raw.pos("/error", key=True))
     for i, text in examples:
-        if compiled.search(text) is None:
-            pointer = f"/error/examples/{i}"
+        if text is not None and compiled.search(text) is None:
+            pointer = f"/error/examples/{i}/text"
             yield make("RGX002", raw.path, pointer, f"the pattern does not match example {i}", raw.pos(pointer))
     for i, text in strings(raw.data, "error", "counter_examples"):
         if compiled.search(text) is not None:

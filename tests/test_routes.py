@@ -1,0 +1,85 @@
+"""generator/routes.py and generator/labels.py: the one table of addresses, and the words shared by pages,
+the API and the matcher."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from generator import labels, model, routes
+from generator.markup import TEMPLATES
+
+
+def test_page_paths_and_urls_per_language():
+    assert routes.page_path("error", "vllm/x") == "errors/vllm/x/index.md"
+    assert routes.page_url("error", "vllm/x") == "errors/vllm/x/"
+    assert routes.page_url("error", "vllm/x", lang="en") == "errors/vllm/x/"
+    assert routes.page_url("error", "vllm/x", lang="zh") == "zh/errors/vllm/x/"
+    assert routes.page_url("projects", lang="zh") == "zh/browse/projects/"
+    assert routes.page_url("home", lang="zh") == "zh/" and routes.page_url("home") == ""
+    assert routes.page_url("api_docs") == "api/"
+
+
+def test_project_keys_are_safe_path_segments():
+    assert routes.page_path("project", "ggml-org/llama.cpp") == "browse/project/ggml-org/llama_2e_cpp/index.md"
+    assert routes.page_path("project", "a/_2e_") == "browse/project/a/_5f_2e_5f_/index.md"
+
+
+def test_api_and_feed_paths():
+    assert routes.api_path("record", "vllm/x") == "errors/vllm/x.json"
+    assert routes.api_url("record", "vllm/x") == "api/errors/vllm/x.json"
+    assert routes.api_url("match", base="/errdex/") == "/errdex/api/match.json"
+    assert routes.feed_path("feed") == "feed.xml" and routes.feed_path("feed", "zh") == "zh/feed.xml"
+    assert routes.feed_path("sitemap", "zh") == "sitemap.xml"
+    assert routes.record_file("vllm/x") == "data/errors/vllm/x.yaml"
+
+
+def test_language_roots():
+    assert routes.to_site_root("en") == "" and routes.to_site_root("zh") == "../"
+    assert routes.to_lang_root("en", "zh") == "zh/" and routes.to_lang_root("zh", "en") == "../"
+    assert routes.to_lang_root("zh", "zh") == ""
+
+
+def test_links_under_a_base():
+    links = routes.Links("/errdex/")
+    assert links.pages("a/b") == {"html": "/errdex/errors/a/b/", "html_zh": "/errdex/zh/errors/a/b/", "json": "/errdex/api/errors/a/b.json"}
+    for bad in ("errdex/", "/errdex", "/../", "//x/"):
+        with pytest.raises(ValueError):
+            routes.Links(bad)
+
+
+def test_client_routes():
+    assert routes.client_routes() == {
+        "error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json", "search": "pagefind/pagefind.js",
+    }
+
+
+def test_the_table_is_consistent():
+    for name, page in routes.PAGES.items():
+        if page.template:
+            assert (TEMPLATES / page.template).is_file(), name
+            assert bool(page.each) != bool(page.lists), f"{name}: a generated page is either one per key or an index"
+        for ref in (page.up, page.lists):
+            assert ref is None or ref in routes.PAGES, name
+        assert page.each is None or page.each in routes.GROUPS, name
+        if page.title:
+            assert all(page.title in labels.LABELS[lang] for lang in routes.LANGS), name
+
+
+def test_labels_cover_every_enum_value():
+    enums = [model.Severity, model.ErrorType, model.VerificationTier, model.Resolvable, model.VersionStatus]
+    values = {v for e in enums for v in get_args(e)} | {"validation_strategy"} | (set(get_args(model.HandlingStrategy)) - {"validation"})
+    for lang in routes.LANGS:
+        assert values <= set(labels.VALUE_LABELS[lang]), lang
+        assert set(labels.LABELS[lang]) == set(labels.LABELS["en"]), lang
+    assert model.SEVERITIES == ("critical", "error", "warning", "info")
+
+
+def test_hand_written_routes_name_existing_pages():
+    from generator.site import DOCS
+
+    for name, page in routes.PAGES.items():
+        if page.template is None:
+            for lang in routes.LANGS:
+                assert (DOCS / lang / routes.page_path(name)).is_file(), (name, lang)
