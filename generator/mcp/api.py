@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FILES = ("errors.ndjson", "errors.json", "match.json")
+from ..routes import API_ROOT, api_path
+
+MANIFEST, NDJSON, INDEX, MATCH = (api_path(name) for name in ("manifest", "ndjson", "index", "match"))
+FILES = (NDJSON, INDEX, MATCH)  # what the server reads besides the manifest
 FETCH_TIMEOUT = 30.0
 MAX_MANIFEST = 16 << 20
 MAX_FILE = 1 << 30
@@ -61,25 +64,25 @@ class ApiData:
 def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None) -> ApiData:
     """ApiData from the API's files (path -> bytes); every file is checked against the manifest."""
     try:
-        manifest = json.loads(files["manifest.json"])
+        manifest = json.loads(files[MANIFEST])
     except KeyError:
-        raise SourceError(f"{origin}: no manifest.json") from None
+        raise SourceError(f"{origin}: no {MANIFEST}") from None
     except ValueError as exc:
-        raise SourceError(f"{origin}: manifest.json is not JSON: {exc}") from None
+        raise SourceError(f"{origin}: {MANIFEST} is not JSON: {exc}") from None
     listed = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(listed, dict):
-        raise SourceError(f"{origin}: manifest.json lists no files")
+        raise SourceError(f"{origin}: {MANIFEST} lists no files")
     for name in FILES:
         if name not in files:
             raise SourceError(f"{origin}: no {name}")
         expected = listed.get(name, {}).get("sha256") if isinstance(listed.get(name), dict) else None
         if expected != hashlib.sha256(files[name]).hexdigest():
-            raise SourceError(f"{origin}: {name} does not match its sha256 in manifest.json (a partial or mixed copy?)")
+            raise SourceError(f"{origin}: {name} does not match its sha256 in {MANIFEST} (a partial or mixed copy?)")
     try:
-        index = json.loads(files["errors.json"])
-        match = json.loads(files["match.json"])
+        index = json.loads(files[INDEX])
+        match = json.loads(files[MATCH])
         documents: dict[str, bytes] = {}
-        for line in files["errors.ndjson"].splitlines(keepends=True):
+        for line in files[NDJSON].splitlines(keepends=True):
             if line.strip():
                 documents[json.loads(line)["record"]["id"]] = line
     except (ValueError, KeyError, TypeError) as exc:
@@ -110,10 +113,10 @@ def from_records(data: Path, site_url: str | None = None) -> ApiData:
 def from_folder(folder: Path, site_url: str | None = None) -> ApiData:
     """A built site's API folder (site/api); the site's own folder works too."""
     folder = Path(folder)
-    if not (folder / "manifest.json").is_file() and (folder / "api" / "manifest.json").is_file():
-        folder = folder / "api"
+    if not (folder / MANIFEST).is_file() and (folder / API_ROOT / MANIFEST).is_file():
+        folder = folder / API_ROOT
     files = {}
-    for name in ("manifest.json", *FILES):
+    for name in (MANIFEST, *FILES):
         try:
             files[name] = (folder / name).read_bytes()
         except OSError as exc:
@@ -159,19 +162,19 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
     site_url = urllib.parse.urljoin(url, "/")
     home = Path(cache_dir or default_cache_dir()) / "api" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
     try:
-        manifest_bytes = _fetch(url + "manifest.json", MAX_MANIFEST)
+        manifest_bytes = _fetch(url + MANIFEST, MAX_MANIFEST)
         manifest = json.loads(manifest_bytes)
         version = str(manifest["dataset_version"])
         if not version.isalnum():
-            raise SourceError(f"{url}manifest.json has a malformed dataset_version")
+            raise SourceError(f"{url}{MANIFEST} has a malformed dataset_version")
     except (OSError, ValueError, KeyError, TypeError, urllib.error.URLError) as exc:
-        cached = sorted((p for p in home.glob("*/manifest.json")), key=lambda p: p.stat().st_mtime) if home.is_dir() else []
+        cached = sorted((p for p in home.glob(f"*/{MANIFEST}")), key=lambda p: p.stat().st_mtime) if home.is_dir() else []
         if not cached:
-            raise SourceError(f"cannot read {url}manifest.json ({exc}) and nothing from it is cached in {home}") from None
-        sys.stderr.write(f"errdex mcp: cannot read {url}manifest.json ({exc}); using the cached copy in {cached[-1].parent}\n")
+            raise SourceError(f"cannot read {url}{MANIFEST} ({exc}) and nothing from it is cached in {home}") from None
+        sys.stderr.write(f"errdex mcp: cannot read {url}{MANIFEST} ({exc}); using the cached copy in {cached[-1].parent}\n")
         return from_folder(cached[-1].parent, site_url)
     folder = home / version
-    files = {"manifest.json": manifest_bytes}
+    files = {MANIFEST: manifest_bytes}
     for name in FILES:
         path = folder / name
         expected = manifest.get("files", {}).get(name, {})
@@ -185,7 +188,7 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
             raise SourceError(f"cannot fetch {url}{name}: {exc}") from None
     data = from_files(files, f"the API at {url}", site_url)  # checks every sha256 before anything is cached
     folder.mkdir(parents=True, exist_ok=True)
-    for name in (*FILES, "manifest.json"):  # the manifest last: a folder with one is complete
+    for name in (*FILES, MANIFEST):  # the manifest last: a folder with one is complete
         body = files[name]
         tmp = folder / f".{name}.tmp"
         tmp.write_bytes(body)
