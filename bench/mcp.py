@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         load = time.perf_counter() - t
         docs = [k.api.document(cid)["record"] for cid in sorted(k.api.documents)]
         record = next(d for d in docs if d["error"].get("examples"))
-        text = traceback_text(record["error"]["examples"][0], record["error"].get("exception_class"))
+        example = record["error"]["examples"][0]
+        example = example["text"] if isinstance(example, dict) else example  # an example with its provenance
+        text = traceback_text(example, record["error"].get("exception_class"))
         entries = sum(len(p.entries) for p in k.catalog.projects.values())
         print(f"dataset: {len(docs)} records, {entries} catalog entries ({catalog if catalog.is_dir() else 'no catalog'})")
         print(f"paste: {text.count(chr(10))} lines, {len(text.encode())} bytes, ending in an example of {record['id']}")

@@ -181,6 +181,7 @@ def test_match_log_ranks_like_the_matcher(server: Server, files: dict[str, bytes
             continue
         record = json.loads(body)["record"]
         for example in record["error"]["examples"]:
+            example = example["text"] if isinstance(example, dict) else example  # examples carry their provenance
             log = f"INFO starting\nTraceback (most recent call last):\n  File \"x.py\", line 3\n{example}\nINFO done\n"
             got = server.ok("match_log", text=log, limit=50)
             expected = matcher.rank(matcher.scan_text(log))
