@@ -538,3 +538,22 @@ def test_another_projects_folder_is_not_taken_for_errdex(tmp_path: Path, monkeyp
     k = load_knowledge(data=DATASET)
     assert k.repo_url == "https://github.com/errdex/errdex" and k.api.site_url == "https://errdex.dev/"
     assert len(k.catalog.projects["demo"].entries) == 4  # the catalog beside the records (tests/fixtures/catalog), not ./data/catalog
+
+
+def test_a_sites_own_address_finds_its_api(site: Path, files: dict[str, bytes], tmp_path: Path) -> None:
+    from generator.mcp.api import SourceError, from_url
+
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        root = f"http://127.0.0.1:{httpd.server_port}"
+        data = from_url(root, tmp_path / "cache")
+        assert data.origin == f"the API at {root}/api/" and data.documents[KV] == files[f"errors/{KV}.json"]
+        with pytest.raises(SourceError, match="not an http"):
+            from_url("file:///etc/passwd", tmp_path / "cache")
+        with pytest.raises(SourceError, match="nothing from it is cached"):
+            from_url(f"{root}/nowhere/", tmp_path / "cache")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -150,6 +150,16 @@ def default_cache_dir() -> Path:
     return Path(base) / "errdex"
 
 
+def _read_manifest(url: str) -> tuple[str, bytes]:
+    """(the API folder's URL, its manifest); a site's own address works too (its API is in api/)."""
+    try:
+        return url, _fetch(url + MANIFEST, MAX_MANIFEST)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 404 or url.endswith("/" + API_ROOT):
+            raise
+        return url + API_ROOT, _fetch(url + API_ROOT + MANIFEST, MAX_MANIFEST)
+
+
 def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
     """A published API (the folder's URL, such as https://errdex.dev/api/): its manifest is read on every start,
     the other files only when its dataset version is not in the cache yet. Offline, the newest cached copy of
@@ -162,7 +172,7 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
     site_url = urllib.parse.urljoin(url, "/")
     home = Path(cache_dir or default_cache_dir()) / "api" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
     try:
-        manifest_bytes = _fetch(url + MANIFEST, MAX_MANIFEST)
+        url, manifest_bytes = _read_manifest(url)
         manifest = json.loads(manifest_bytes)
         version = str(manifest["dataset_version"])
         if not version.isalnum():
@@ -175,9 +185,10 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
         return from_folder(cached[-1].parent, site_url)
     folder = home / version
     files = {MANIFEST: manifest_bytes}
+    listed = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     for name in FILES:
         path = folder / name
-        expected = manifest.get("files", {}).get(name, {})
+        expected = listed.get(name) if isinstance(listed.get(name), dict) else {}
         if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == expected.get("sha256"):
             files[name] = path.read_bytes()
             continue
