@@ -118,7 +118,9 @@ def build_index(count: int, seed: int = 7) -> tuple[dict, list[tuple[str, str | 
         record = Record.model_validate(data)
         entries.append(match_entry(record, {}, links))
         examples.append((example, exc))
-    return {"count": count, "patterns": entries}, examples
+    from generator.matchrules import match_document
+
+    return match_document(entries), examples
 
 
 CHATTER = [
@@ -183,7 +185,8 @@ def time_scan(index: Path, log: Path) -> tuple[float, float, int]:
     from generator.match import Matcher, load_index
 
     t0 = time.perf_counter()
-    matcher = Matcher(load_index(index))
+    patterns, rules = load_index(index)
+    matcher = Matcher(patterns, rules=rules)
     t1 = time.perf_counter()
     with open(log, "rb") as f:
         hits = sum(1 for _ in matcher.scan(f))

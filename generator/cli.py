@@ -227,7 +227,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         return 2
     if args.index is not None:
         try:
-            patterns = load_index(args.index)
+            patterns, rules = load_index(args.index)
         except (OSError, ValueError) as exc:
             sys.stderr.write(f"errdex match: cannot read {args.index}: {exc}\n")
             return 2
@@ -239,8 +239,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
             sys.stderr.write("errdex match: the records do not pass validation; fix them or pass --index\n")
             return 2
-        patterns = patterns_from_records(result.records)
-    matcher = Matcher(patterns)
+        patterns, rules = patterns_from_records(result.records), None
+    matcher = Matcher(patterns, rules=rules)
     source = "standard input" if args.file == "-" else args.file
     try:
         if args.file == "-":

@@ -21,6 +21,7 @@ from typing import Any
 from .evidence import evidence_document
 from .bilingual import translation_slots
 from .labels import page_title
+from .matchrules import match_document
 from .model import ID_PATTERN, SEVERITIES, TIERS, Record
 from .openapi import API_VERSION, file_entry, openapi_document
 from .routes import Links, api_path
@@ -122,13 +123,13 @@ def title(record: Record) -> str:
 def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str, Any]:
     """One pattern of `match.json`: enough to match a log line offline and link to the answer.
 
-    Besides the pattern as written, it carries what generator.portable derives from it: the pattern for
-    JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
-    them; lower-cased when js_flags has `i`) for a prefilter, and `specificity` (literal characters) for ranking.
+    Besides the pattern as written, it carries its analysis (generator.matchrules.pattern_analysis): the pattern
+    for JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
+    them; lower-cased when js_flags has `i`) for a prefilter, and `specificity`, `anchored` and `exception_name`
+    for ranking.
     """
-    from .portable import analyse
+    from .matchrules import pattern_analysis
 
-    analysis = analyse(record.error.regex)
     entry: dict[str, Any] = {
         "id": record.id,
         "regex": record.error.regex,
@@ -137,10 +138,7 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         "repo": record.repo,
         "title": title(record),
         "html": links.html(record.id),
-        "js_source": analysis.js_source,
-        "js_flags": analysis.js_flags,
-        "literals": analysis.literals,
-        "specificity": analysis.specificity,
+        **pattern_analysis(record.error.regex, record.error.exception_class),
     }
     if record.error.exception_class is not None:
         entry["exception_class"] = record.error.exception_class
@@ -210,7 +208,7 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
         for name in _names(record):
             files[_record_path(name)] = body  # an alias serves the very same bytes
     files[api_path("index")] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
-    files[api_path("match")] = encode_json({"count": len(records), "patterns": [match_entry(r, names, links) for r in records]})
+    files[api_path("match")] = encode_json(match_document([match_entry(r, names, links) for r in records]))
     files[api_path("stats")] = encode_json(stats_document(records), pretty=True)
     files[api_path("schema")] = schema_text().encode("utf-8")
     files[api_path("ndjson")] = b"".join(lines)

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import re2
 
+from .matchrules import RULES, exception_name, rules_from
 from .portable import analyse
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -58,6 +59,7 @@ class Pattern:
     literals: tuple[str, ...] | None = None
     ignore_case: bool = False
     specificity: int | None = None
+    anchored: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,33 @@ class Result:
     occurrences: int = 1
     lines: list[int] = field(default_factory=list)
     score: int = 0
-    reasons: list[str] = field(default_factory=list)
+    why: list[list[Any]] = field(default_factory=list)  # the rules that gave the score, as data (see `explain`)
+
+    @property
+    def reasons(self) -> list[str]:
+        """`why` in words."""
+        return [explain(w) for w in self.why]
 
     @property
     def filled_message(self) -> str:
         return fill_message(self.pattern.message, self.first.groups)
+
+
+def explain(reason: list[Any]) -> str:
+    """One reason of a score in words: `["specificity", n]`, `["exception", class, bonus]`, `["anchored", bonus]`,
+    `["repeated", occurrences, bonus]`, `["retired", successor, penalty]` or `["same_line", rank]`."""
+    kind, *args = reason
+    if kind == "specificity":
+        return f"specificity {args[0]}: the pattern spells out {args[0]} literal characters"
+    if kind == "exception":
+        return f"+{args[1]}: the exception class {args[0]} is on the line"
+    if kind == "anchored":
+        return f"+{args[0]}: the pattern is anchored (^ or $)"
+    if kind == "repeated":
+        return f"+{args[1]}: found {args[0]} times"
+    if kind == "retired":
+        return f"-{args[1]}: retired in favour of {args[0]}"
+    return f"on the same line as #{args[0]}, which is more specific"
 
 
 def fill_message(message: str, groups: Iterable[str | None]) -> str:
@@ -127,16 +151,19 @@ def patterns_from_index(doc: Any) -> list[Pattern]:
         title = e["title"] if isinstance(e.get("title"), str) else f'What causes "{e["message"]}"?'
         url = e["html"] if isinstance(e.get("html"), str) else "/" + page_url("error", e["id"])
         repo = e["repo"] if isinstance(e.get("repo"), str) else ""
-        lits, spec = e.get("literals"), e.get("specificity")
+        lits, spec, anchored = e.get("literals"), e.get("specificity"), e.get("anchored")
         derived: dict[str, Any] = {}
-        if isinstance(lits, list) and all(isinstance(x, str) and x for x in lits) and isinstance(spec, int) and isinstance(e.get("js_flags"), str):
-            derived = {"literals": tuple(lits), "ignore_case": "i" in e["js_flags"], "specificity": spec}
+        if (isinstance(lits, list) and all(isinstance(x, str) and x for x in lits) and isinstance(spec, int)
+                and isinstance(anchored, bool) and isinstance(e.get("js_flags"), str)):
+            derived = {"literals": tuple(lits), "ignore_case": "i" in e["js_flags"], "specificity": spec, "anchored": anchored}
         out.append(Pattern(e["id"], e["regex"], e["message"], title, url, repo, **opt, **derived))
     return out
 
 
-def load_index(path: Path) -> list[Pattern]:
-    return patterns_from_index(json.loads(path.read_text(encoding="utf-8")))
+def load_index(path: Path) -> tuple[list[Pattern], dict[str, int]]:
+    """The patterns of a `match.json` file, and its ranking rules (generator.matchrules' own when it has none)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return patterns_from_index(doc), rules_from(doc) or dict(RULES)
 
 
 def _boundary(data: bytes, n: int) -> int:
@@ -150,31 +177,34 @@ def _boundary(data: bytes, n: int) -> int:
 class Matcher:
     """Compiled patterns plus their prefilter. Build once, then `scan` any number of inputs."""
 
-    def __init__(self, patterns: list[Pattern], *, max_line: int = MAX_LINE, overlap: int = OVERLAP, block: int = BLOCK):
+    def __init__(self, patterns: list[Pattern], *, rules: dict[str, int] | None = None, max_line: int = MAX_LINE,
+                 overlap: int = OVERLAP, block: int = BLOCK):
         self.max_line, self.overlap, self.block = max_line, overlap, block
+        self.rules = dict(RULES if rules is None else rules)  # generator.matchrules
         self.patterns: list[Pattern] = []
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
         self.compiled: list[Any] = []  # compiled on first use: most patterns never meet a candidate line
         self.specificity: list[int] = []
         self.anchored: list[bool] = []
+        self.exception_names: list[str | None] = []
         self.always: list[int] = []
         self.full_literals: list[tuple[bytes, ...]] = []  # whole literals (the prefilter sees only their start)  # patterns without a literal: tried on every line (slow; the checks refuse them)
         literal_index: dict[str, int] = {}
         self.literal_finders: list[tuple[bytes, Any]] = []  # how to locate each literal: bytes, or an RE2 (?i:)
         self.literal_patterns: list[list[int]] = []
         for p in patterns:
-            if p.literals is None or p.specificity is None:
+            if p.literals is None or p.specificity is None or p.anchored is None:
                 a = analyse(p.regex)
-                literals, ignore_case, specificity = (() if a.broken else tuple(a.literals)), a.ignore_case, a.specificity
+                literals, ignore_case, specificity, anchored = (() if a.broken else tuple(a.literals)), a.ignore_case, a.specificity, a.anchored
             else:
-                literals, ignore_case, specificity = p.literals, p.ignore_case, p.specificity
+                literals, ignore_case, specificity, anchored = p.literals, p.ignore_case, p.specificity, p.anchored
             index = len(self.patterns)
             self.patterns.append(p)
             self.compiled.append(None)
             self.specificity.append(specificity)
             self.full_literals.append(() if ignore_case else tuple(x.encode("utf-8") for x in literals))
-            body = p.regex[4:] if p.regex.startswith("(?i)") else p.regex
-            self.anchored.append(body.startswith("^") or (body.endswith("$") and not body.endswith("\\$")))
+            self.anchored.append(anchored)
+            self.exception_names.append(exception_name(p.exception_class))
             if not literals:
                 self.always.append(index)
                 continue
@@ -317,14 +347,15 @@ class Matcher:
             lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
             hi = min(len(text), max(e, s + 1) + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
             groups = tuple(None if g is None else g[:MAX_VALUE] for g in m.groups())
-            exc = self.patterns[pi].exception_class
-            on_line = bool(exc) and exc.rsplit(".", 1)[-1].rsplit(":", 1)[-1] in text
+            name = self.exception_names[pi]
+            on_line = name is not None and name in text
             yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
 
     # -- ranking ---------------------------------------------------------------------------------------------
     def rank(self, hits: Iterable[Hit]) -> list[Result]:
         """One result per record, best first: score (specificity, exception class on the line, anchoring,
-        repetition), then the earliest line, then the id."""
+        repetition, retirement, weighed by `self.rules`), then the earliest line, then the id."""
+        rules = self.rules
         results: dict[int, Result] = {}
         for hit in hits:
             r = results.get(hit.pattern)
@@ -332,32 +363,32 @@ class Matcher:
                 results[hit.pattern] = Result(self.patterns[hit.pattern], hit, 1, [hit.line])
             else:
                 r.occurrences += 1
-                if len(r.lines) < 20:
+                if len(r.lines) < rules["lines_kept"]:
                     r.lines.append(hit.line)
                 if hit.exception_on_line and not r.first.exception_on_line:
                     r.first = hit  # a hit with its exception class named is the better one to show
         for pi, r in results.items():
             spec = self.specificity[pi]
             r.score = spec
-            r.reasons = [f"specificity {spec}: the pattern spells out {spec} literal characters"]
+            r.why = [["specificity", spec]]
             if r.first.exception_on_line:
-                r.score += 25
-                r.reasons.append(f"+25: the exception class {r.pattern.exception_class} is on the line")
+                r.score += rules["exception_bonus"]
+                r.why.append(["exception", r.pattern.exception_class, rules["exception_bonus"]])
             if self.anchored[pi]:
-                r.score += 5
-                r.reasons.append("+5: the pattern is anchored (^ or $)")
+                r.score += rules["anchored_bonus"]
+                r.why.append(["anchored", rules["anchored_bonus"]])
             if r.occurrences > 1:
-                bonus = min(r.occurrences - 1, 10)
+                bonus = min(r.occurrences - 1, rules["repeat_bonus_cap"])
                 r.score += bonus
-                r.reasons.append(f"+{bonus}: found {r.occurrences} times")
+                r.why.append(["repeated", r.occurrences, bonus])
             if r.pattern.superseded_by:
-                r.score -= 50
-                r.reasons.append(f"-50: retired in favour of {r.pattern.superseded_by}")
+                r.score -= rules["retired_penalty"]
+                r.why.append(["retired", r.pattern.superseded_by, rules["retired_penalty"]])
         ranked = sorted(results.values(), key=lambda r: (-r.score, r.first.line, r.pattern.id))
         by_line: dict[int, int] = {}
         for n, r in enumerate(ranked, 1):
             if r.first.line in by_line:
-                r.reasons.append(f"on the same line as #{by_line[r.first.line]}, which is more specific")
+                r.why.append(["same_line", by_line[r.first.line]])
             else:
                 by_line[r.first.line] = n
         return ranked
@@ -389,6 +420,7 @@ def result_json(rank: int, r: Result) -> dict[str, Any]:
         "lines": r.lines,
         "score": r.score,
         "why": r.reasons,
+        "reasons": r.why,
         **({"superseded_by": r.pattern.superseded_by} if r.pattern.superseded_by else {}),
     }
 

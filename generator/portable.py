@@ -7,7 +7,8 @@
     plus `i` for a leading `(?i)`), rewritten where the two dialects spell one meaning differently;
   - `literals`: a prefilter. Every match contains at least one of these strings (case-insensitively when
     `ignore_case`); empty when no such text of useful length exists (the check RGX006 refuses those);
-  - `specificity`: how many literal characters the pattern spells out (a ranking signal).
+  - `specificity`: how many literal characters the pattern spells out, and `anchored`: it starts with `^` or
+    ends with `$` (ranking signals; generator.matchrules says what they weigh).
 
 The subset, and why (RE2 syntax: https://github.com/google/re2/wiki/Syntax; JavaScript: ECMA-262 with `u`):
   - no back-references (`\\1`, `\\k<n>`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups `(?>` or
@@ -34,6 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import product
 
+from . import redos, regextree
+from .regextree import Alt, Assert, Cat, Chars, CharSet, Lit, Rep
+
 # Prefilter literals: at most this many alternatives, each at most this long (longer ones are cut: any match
 # that contains the whole literal contains its prefix too).
 MAX_ALTERNATIVES = 16
@@ -59,6 +63,7 @@ class Problem:
     pos: int
     construct: str
     hint: str
+    slow: bool = False  # portable, but slow in a backtracking engine (generator.redos)
 
     def __str__(self) -> str:
         return f"{self.construct} at position {self.pos}; {self.hint}"
@@ -74,6 +79,7 @@ class Analysis:
     ignore_case: bool
     anchored: bool
     broken: bool = False  # the parser gave up (unbalanced syntax): RE2's own error says why
+    tree: object = None  # the pattern as a tree (generator.redos), when it parsed
 
     @property
     def portable(self) -> bool:
@@ -91,6 +97,7 @@ class _Node:
     can_repeat: bool = True
     nodes: list = field(default_factory=list)
     unbounded: bool = False  # holds a repetition without an upper bound (`*`, `+`, `{n,}`)
+    ast: object = None  # the piece as a tree (generator.redos), for the backtracking checks
 
 
 def _js_char(c: str, in_class: bool = False) -> str:
@@ -136,8 +143,8 @@ class _Parser:
         j = self.i + k
         return self.p[j] if j < len(self.p) else ""
 
-    def problem(self, pos: int, construct: str, hint: str) -> None:
-        self.problems.append(Problem(pos, construct, hint))
+    def problem(self, pos: int, construct: str, hint: str, slow: bool = False) -> None:
+        self.problems.append(Problem(pos, construct, hint, slow))
 
     # -- grammar ---------------------------------------------------------------------------------------------
     def parse(self) -> _Node:
@@ -150,12 +157,17 @@ class _Parser:
         return node
 
     def alternation(self) -> _Node:
+        start = self.i
         branches = [self.concat()]
+        sources = [self.p[start:self.i]]
         while self.peek() == "|":
             self.i += 1
+            branch_start = self.i
             branches.append(self.concat())
+            sources.append(self.p[branch_start:self.i])
         if len(branches) == 1:
             return branches[0]
+        tree = Alt([b.ast for b in branches], start, self.p[start:self.i], sources)
         exact: set[str] | None = set()
         for b in branches:
             exact = exact | b.exact if exact is not None and b.exact is not None else None
@@ -168,7 +180,7 @@ class _Parser:
         if required is not None and len(required) > MAX_ALTERNATIVES:
             required = None
         return _Node("|".join(b.js for b in branches), exact, required, sum(b.literal_chars for b in branches),
-                     unbounded=any(b.unbounded for b in branches))
+                     unbounded=any(b.unbounded for b in branches), ast=tree)
 
     def concat(self) -> _Node:
         items: list[_Node] = []
@@ -177,10 +189,11 @@ class _Parser:
             if run is not None:
                 items.append(run)
                 continue
+            atom_start = self.i
             atom = self.atom()
             if atom is None:
                 break
-            items.append(self.quantified(atom))
+            items.append(self.quantified(atom, atom_start))
         js = "".join(n.js for n in items)
         run: set[str] | None = {""}
         candidates: list[set[str] | None] = []
@@ -201,7 +214,8 @@ class _Parser:
             run = {""}
         candidates.append(run)
         exact = run if whole else None
-        return _Node(js, exact, _best(*candidates), sum(n.literal_chars for n in items), unbounded=any(n.unbounded for n in items))
+        tree = items[0].ast if len(items) == 1 else Cat([n.ast for n in items])
+        return _Node(js, exact, _best(*candidates), sum(n.literal_chars for n in items), unbounded=any(n.unbounded for n in items), ast=tree)
 
     def plain_run(self) -> _Node | None:
         """A run of ordinary characters as one node (the common case, and much faster than one per character).
@@ -215,9 +229,9 @@ class _Parser:
             return None
         text = self.p[self.i:j]
         self.i = j
-        return _Node("".join(_js_char(c) for c in text), exact={text}, literal_chars=len(text))
+        return _Node("".join(_js_char(c) for c in text), exact={text}, literal_chars=len(text), ast=Lit(text))
 
-    def quantified(self, atom: _Node) -> _Node:
+    def quantified(self, atom: _Node, atom_start: int) -> _Node:
         start = self.i
         c = self.peek()
         if c in ("*", "+", "?"):
@@ -232,9 +246,11 @@ class _Parser:
         if not atom.can_repeat:
             self.broken = True
         suffix = self.p[start:self.i]
+        lazy = False
         if self.peek() == "?":
             self.i += 1
             suffix += "?"
+            lazy = True
         elif self.peek() == "+":
             self.problem(self.i, f"possessive quantifier `{suffix}+`", "RE2 has no possessive quantifiers: drop the second `+`")
             self.i += 1
@@ -248,11 +264,13 @@ class _Parser:
         if atom.unbounded and (hi is None or hi > 1):
             # RE2 does not care, but JavaScript backtracks: `(a+)+$` on a long run of `a` takes exponential time.
             self.problem(start, f"a repetition `{suffix}` around a group that repeats without bound",
-                         "nested repetition makes browsers' regex engines backtrack exponentially: repeat one class instead (e.g. `[\\w.]+` for `(\\w+\\.)*\\w+`), or bound the inner repetition")
+                         "nested repetition makes browsers' regex engines backtrack exponentially: repeat one class instead (e.g. `[\\w.]+` for `(\\w+\\.)*\\w+`), or bound the inner repetition",
+                         slow=True)
         required = _best(atom.required, atom.exact) if lo >= 1 else None
         js = atom.js + suffix
+        tree = Rep(atom.ast if atom.ast is not None else Lit(""), lo, hi, lazy, atom_start, self.p[atom_start:self.i])
         return _Node(js, exact, required, atom.literal_chars * max(lo, 1) if lo else 0, can_repeat=False,
-                     unbounded=atom.unbounded or hi is None)
+                     unbounded=atom.unbounded or hi is None, ast=tree)
 
     def repetition(self, probe: bool = False) -> tuple[int, int | None] | None:
         """`{n}`, `{n,}`, `{n,m}` at self.i; None (and a problem) for a brace that is not one."""
@@ -288,19 +306,21 @@ class _Parser:
             return self.escape(in_class=False)
         self.i += 1
         if c == ".":
-            return _Node("[^\\n]")
+            return _Node("[^\\n]", ast=Chars(regextree.NOT_NEWLINE))
         if c in ("^", "$"):
-            self.anchored = True
-            return _Node(c, exact={""}, can_repeat=False)
+            # Anchored (a ranking signal): the pattern starts with `^` or ends with `$`.
+            if (c == "^" and pos == (4 if self.ignore_case else 0)) or (c == "$" and pos == len(self.p) - 1):
+                self.anchored = True
+            return _Node(c, exact={""}, can_repeat=False, ast=Assert(c))
         if c in ("*", "+", "?"):
             self.broken = True  # nothing to repeat
-            return _Node(c)
+            return _Node(c, ast=Lit(""))
         if c == "{":
             self.i = pos
             if self.repetition(probe=True):
                 self.broken = True
                 self.i = pos + 1
-                return _Node("\\{")
+                return _Node("\\{", ast=Lit("{"))
             self.repetition()  # records the problem
             self.i = pos + 1
             return self._literal("{")
@@ -313,7 +333,7 @@ class _Parser:
         return self._literal(c)
 
     def _literal(self, c: str) -> _Node:
-        return _Node(_js_char(c), exact={c}, literal_chars=1)
+        return _Node(_js_char(c), exact={c}, literal_chars=1, ast=Lit(c))
 
     def group(self) -> _Node:
         start = self.i
@@ -330,9 +350,10 @@ class _Parser:
         inner = self.alternation()
         if self.peek() != ")":
             self.broken = True
-            return _Node(prefix + inner.js)
+            return _Node(prefix + inner.js, ast=inner.ast)
         self.i += 1
-        return _Node(prefix + inner.js + ")", inner.exact, _best(inner.required, inner.exact), inner.literal_chars, unbounded=inner.unbounded)
+        return _Node(prefix + inner.js + ")", inner.exact, _best(inner.required, inner.exact), inner.literal_chars, unbounded=inner.unbounded,
+                     ast=inner.ast)
 
     def _special_group(self, start: int) -> None:
         """`(?...` other than `(?:`: record what it is, then skip to the group's body."""
@@ -387,6 +408,9 @@ class _Parser:
             self.i += 1
             out.append("\\]")
         members: list[str] = []
+        chars = regextree.NONE  # what the class matches, for the backtracking checks
+        range_from: str | None = None  # the `a` of `a-z` once its `-` was read
+        last_char: str | None = None
         non_space = False  # `\S` is in the class
         while self.i < len(self.p) and self.peek() != "]":
             c = self.peek()
@@ -400,35 +424,44 @@ class _Parser:
                 if self.peek(1) == "S":
                     self.i += 2
                     non_space = True
+                    chars |= ~regextree.SPACE
                     if negated:
                         self.problem(self.i - 2, "`\\S` inside a negated class", "JavaScript's `\\S` is another set: list the characters the class should match instead, e.g. `[\\t ]`")
                     continue
                 node = self.escape(in_class=True)
                 out.append(node.js)
                 members.append(node.js)
+                if isinstance(node.ast, Lit) and len(node.ast.text) == 1:
+                    chars, last_char, range_from = _class_add(chars, node.ast.text, range_from), node.ast.text, None
+                elif isinstance(node.ast, Chars):
+                    chars, last_char, range_from = chars | node.ast.chars, None, None
                 continue
             self.i += 1
             if c == "-" and members and self.peek() != "]":
                 out.append("-")
+                range_from = last_char
                 continue
             out.append(_js_char(c, in_class=True))
             members.append(c)
+            chars, last_char, range_from = _class_add(chars, c, range_from), c, None
         if self.peek() != "]":
             self.broken = True
             return _Node("".join(out))
         self.i += 1
         out.append("]")
         js = "".join(out)
+        if negated:
+            chars = ~chars
         if non_space and not negated:
             # `[\S...]` is "not RE2-space, or one of ...": spelled as a group, since JavaScript's `\S` differs.
             rest = js[1:-1]
             js = f"(?:[^{_SPACE}]|[{rest}])" if rest else f"[^{_SPACE}]"
-            return _Node(js)
+            return _Node(js, ast=Chars(chars))
         # A class of one literal character is that character (`[.]`, `[ ]`), so literal runs can go through it.
         body = self.p[start + 1:self.i - 1]
         if not negated and len(members) == 1 and len(members[0]) == 1 and body in (members[0], "\\" + members[0]):
-            return _Node(js, exact={members[0]}, literal_chars=1)
-        return _Node(js)
+            return _Node(js, exact={members[0]}, literal_chars=1, ast=Lit(members[0]))
+        return _Node(js, ast=Chars(chars))
 
     def escape(self, in_class: bool) -> _Node:
         pos = self.i
@@ -439,27 +472,28 @@ class _Parser:
             self.broken = True
             return _Node("\\\\")
         if c in "dDwW":
-            return _Node("\\" + c)
+            base = regextree.DIGIT if c in "dD" else regextree.WORD
+            return _Node("\\" + c, ast=Chars(base if c.islower() else ~base))
         if c == "s":
-            return _Node(_SPACE if in_class else f"[{_SPACE}]")
+            return _Node(_SPACE if in_class else f"[{_SPACE}]", ast=Chars(regextree.SPACE))
         if c == "S":  # (inside a class, char_class handles it)
-            return _Node(f"[^{_SPACE}]")
+            return _Node(f"[^{_SPACE}]", ast=Chars(~regextree.SPACE))
         if c in "bB":
             if in_class:
                 self.problem(pos, "`\\b` inside a class", "write a backspace as `\\x08`")
                 return _Node("\\x08")
             if self.ignore_case:
                 self.problem(pos, f"`\\{c}` with `(?i)`", "with `(?i)` JavaScript's word boundary also counts `ſ` and the Kelvin sign as letters, RE2's does not: drop `\\b` or drop `(?i)` and write case variants as `[Ee]rror`")
-            return _Node("\\" + c, exact={""}, can_repeat=False)
+            return _Node("\\" + c, exact={""}, can_repeat=False, ast=Assert(c))
         if c in _SIMPLE_ESCAPES:
             ch = _SIMPLE_ESCAPES[c]
-            return _Node(_js_char(ch, in_class), exact={ch}, literal_chars=1)
+            return _Node(_js_char(ch, in_class), exact={ch}, literal_chars=1, ast=Lit(ch))
         if c == "x":
             h = self.p[self.i:self.i + 2]
             if len(h) == 2 and set(h) <= _HEX:
                 self.i += 2
                 ch = chr(int(h, 16))
-                return _Node(_js_char(ch, in_class), exact={ch}, literal_chars=1)
+                return _Node(_js_char(ch, in_class), exact={ch}, literal_chars=1, ast=Lit(ch))
             self.problem(pos, "`\\x{...}`" if self.peek() == "{" else "`\\x` without two hex digits", "write the character itself, or `\\xHH` with exactly two hex digits")
             if self.peek() == "{":
                 end = self.p.find("}", self.i)
@@ -491,7 +525,7 @@ class _Parser:
             self.problem(pos, f"`\\{c}`", "this escape means different things, or nothing, in RE2 and JavaScript: remove the backslash or use `\\xHH`")
             return _Node("")
         # An escaped symbol is that symbol in both engines; JavaScript's `u` mode only refuses the spelling.
-        return _Node(_js_char(c, in_class), exact={c}, literal_chars=1)
+        return _Node(_js_char(c, in_class), exact={c}, literal_chars=1, ast=Lit(c))
 
     def _unicode_class(self, pos: int, c: str, in_class: bool) -> _Node:
         if self.peek() != "{":
@@ -507,12 +541,18 @@ class _Parser:
         negate = name.startswith("^")
         bare = name[1:] if negate else name
         letter = ("P" if c == "p" else "p") if negate else c
+        tree = Chars(regextree.unicode_class(bare, letter == "P"))
         if bare in _CATEGORIES:
-            return _Node(f"\\{letter}{{{bare}}}")
+            return _Node(f"\\{letter}{{{bare}}}", ast=tree)
         if bare in _SCRIPTS:
-            return _Node(f"\\{letter}{{Script={bare}}}")
+            return _Node(f"\\{letter}{{Script={bare}}}", ast=tree)
         self.problem(pos, f"`\\{c}{{{name}}}`", f"use a Unicode general category (e.g. `\\p{{L}}`, `\\p{{Nd}}`) or one of the scripts {', '.join(sorted(_SCRIPTS))}")
         return _Node("")
+
+
+def _class_add(chars: CharSet, c: str, range_from: str | None) -> CharSet:
+    """The class so far plus `c`, or plus the range from `range_from` to `c`."""
+    return chars | (CharSet.of((range_from, c)) if range_from is not None else CharSet.of(c))
 
 
 def analyse(pattern: str) -> Analysis:
@@ -523,6 +563,9 @@ def analyse(pattern: str) -> Analysis:
     except RecursionError:
         parser.broken = True
         node = _Node("")
+    if not parser.broken and not parser.problems and node.ast is not None:
+        for shape in redos.static_problems(node.ast, pattern, parser.ignore_case):
+            parser.problem(shape.pos, shape.construct, shape.hint, slow=True)
     literals = _best(node.required, node.exact) or set()
     if parser.ignore_case:
         literals = {s.lower() for s in literals}
@@ -538,4 +581,5 @@ def analyse(pattern: str) -> Analysis:
         ignore_case=parser.ignore_case,
         anchored=parser.anchored,
         broken=parser.broken,
+        tree=None if parser.broken else node.ast,
     )

@@ -12,6 +12,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from api_records import assert_holds, fixture_data, fixture_records
 from generator.export import API_VERSION, api_files, encode_json, safe_relpath, write_api
+from generator.matchrules import RULES
 from generator.model import Record
 from generator.pipeline import check
 from generator.schema import schema_text
@@ -164,7 +165,10 @@ def test_index_and_match_entries_of_the_small_records():
         "js_flags": "u",
         "literals": ["Fixture pool exhausted: "],
         "specificity": 31,
+        "anchored": False,
+        "exception_name": "FixtureError",
     }
+    assert match["rules"] == RULES
     assert "exception_class" not in match["patterns"][0]
     assert match["patterns"][2]["superseded_by"] == "zz-fixture/live-thing"
 

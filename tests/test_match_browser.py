@@ -70,3 +70,68 @@ def test_the_matcher_is_linked_from_the_home_page_and_the_header(page, base_url)
         page.goto(base_url + home)
         hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
         assert hrefs.count(base_url + target) >= 2, hrefs  # a header tab and the home page's text
+
+
+# -- a pattern that backtracks for ever in JavaScript ------------------------------------------------------------
+
+SLOW_ID = "demo/slow-in-javascript"
+SLOW_TRACEBACK = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.11/site-packages/servekit/engine_core_scheduler_loop_worker.py", line 210, in step
+    blocks = self.cache.allocate(n)
+servekit.CacheOOMError: Cannot allocate 512 KV cache blocks. out of GPU memory
+"""
+
+
+@pytest.fixture(scope="module")
+def slow_site_url(built_site, tmp_path_factory):
+    """The fixture site plus, in its match.json, a pattern `validate` refuses (so it is written in directly): its
+    literal is on every traceback line, and its repeated alternation backtracks exponentially in JavaScript."""
+    import json
+    import shutil
+
+    from conftest import serving
+
+    root = tmp_path_factory.mktemp("slow") / "site"
+    shutil.copytree(built_site, root)
+    index = root / "api" / "match.json"
+    doc = json.loads(index.read_text(encoding="utf-8"))
+    doc["patterns"].insert(0, {
+        "id": SLOW_ID, "regex": r'File "((?:\w|[^"])*)"!', "message": 'File "{}"!', "title": "slow", "repo": "demo/demo",
+        "html": f"/errors/{SLOW_ID}/", "js_source": r'File "((?:\w|[^"])*)"!', "js_flags": "u", "literals": ['File "'],
+        "specificity": 8, "anchored": False,
+    })
+    index.write_text(json.dumps(doc), encoding="utf-8")
+    with serving(root) as url:
+        yield url
+
+
+def test_a_pattern_that_hangs_is_skipped_named_and_match_json_is_fetched_once(browser, slow_site_url):
+    context = browser.new_context()
+    page = context.new_page()
+    fetched = []
+    errors = []
+    page.on("request", lambda r: r.url.endswith("/api/match.json") and fetched.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(slow_site_url + "match/")
+        page.wait_for_function(READY, timeout=15000)
+        page.fill("[data-errdex-matcher] textarea", SLOW_TRACEBACK)
+        # The worker hangs in the slow pattern, is stopped after its hard limit, and a new one finishes without it.
+        page.wait_for_function(
+            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+            arg=len(SLOW_TRACEBACK), timeout=30000)
+        ids = [r.get_attribute("data-id") for r in page.query_selector_all("[data-errdex-result]")]
+        assert ids == ["demo/kv-cache-out-of-memory"]
+        assert page.query_selector("[data-errdex-result] mark").inner_text() == "Cannot allocate 512 KV cache blocks. out of GPU memory"
+        notice = page.inner_text("[data-errdex-matcher-notice]")
+        assert SLOW_ID in notice and "too long" in notice
+        # Another paste runs without the slow pattern at once, still from the one fetch.
+        page.fill("[data-errdex-matcher] textarea", SLOW_TRACEBACK + "again\n")
+        page.wait_for_function(
+            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+            arg=len(SLOW_TRACEBACK) + 6, timeout=3000)
+        assert len(fetched) == 1, fetched
+        assert errors == []
+    finally:
+        context.close()

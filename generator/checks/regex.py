@@ -1,5 +1,5 @@
-"""RGX: the pattern is portable (RE2 and JavaScript), compiles in RE2 (linear time), is specific, and tells
-examples from counter-examples."""
+"""RGX: the pattern is portable (RE2 and JavaScript), compiles in RE2 (linear time), runs in linear time in a
+backtracking engine too (the browser's), is specific, and tells examples from counter-examples."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re2
 from ..findings import Finding, make
 from ..load import RawRecord
 from ..portable import analyse
+from ..backtrack import slow_input
 from . import get, record_check, strings
 from .ordinary import ORDINARY_LINES
 
@@ -48,7 +49,8 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
     pos = lambda: raw.pos("/error/regex")  # noqa: E731  (positions cost a re-parse: only when there is a finding)
     if analysis.problems:
         for p in analysis.problems:
-            yield make("RGX005", raw.path, "/error/regex", f"the pattern uses {p.construct} at position {p.pos}, which RE2 and JavaScript do not share", pos(), hint=p.hint)
+            why = "which makes a backtracking engine (the browser's) slow" if p.slow else "which RE2 and JavaScript do not share"
+            yield make("RGX005", raw.path, "/error/regex", f"the pattern uses {p.construct} at position {p.pos}, {why}", pos(), hint=p.hint)
         return
     problem = compile_error(pattern)
     if problem is not None:
@@ -58,6 +60,9 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
         yield make("RGX005", raw.path, "/error/regex", "the pattern could not be checked for portability", pos(), hint="simplify the pattern: plain text, escapes, classes, groups and quantifiers")
         return
     compiled = compile_pattern(pattern)
+    slow = slow_input(analysis.tree, analysis.ignore_case) if analysis.tree is not None else None
+    if slow is not None:
+        yield make("RGX007", raw.path, "/error/regex", f"the pattern backtracks too long at position {slow.rep.pos}: {slow}", pos())
     broad = too_broad(pattern, analysis.literals)
     if broad is not None:
         yield make("RGX006", raw.path, "/error/regex", broad, pos())

@@ -1,15 +1,19 @@
 /* errdex matcher, the worker: finds known errors in pasted text, off the main thread.
  *
- * It loads /api/match.json once. Each pattern there carries `js_source` and `js_flags` (the record's pattern
- * rewritten for JavaScript with the same meaning; see generator/portable.py) and `literals` (every match
- * contains one of them). The same steps as `errdex match` (generator/match.py), so both rank alike:
+ * The page hands it the text of /api/match.json (fetched once per page) and the ids of patterns to leave out.
+ * Each pattern there carries `js_source` and `js_flags` (the record's pattern
+ * rewritten for JavaScript with the same meaning; see generator/portable.py), `literals` (every match
+ * contains one of them), and what ranking needs: `specificity`, `anchored`, `exception_name`. How they weigh is
+ * match.json's `rules` (generator/matchrules.py): no weight is written here. The same steps as `errdex match`
+ * (generator/match.py), so both rank alike (tests/fixtures/match-conformance.json holds the cases both pass):
  *   - index every literal by its rarest 4-character piece (rarest among all the literals, so that common
  *     words like "Failed" do not make huge buckets); on each line, look up each 4-character window, then
  *     check that the whole literal is there; only then compile (once) and run the pattern;
  *   - one result per record: its first line, the matched span, the captured values, a score and its reasons.
  * A line longer than WINDOW is matched in overlapping windows; the text is cut at MAX_TEXT characters; the
- * work stops after BUDGET_MS and says how far it got. The page also terminates a worker that stops answering,
- * which is the only way to stop a slow pattern in JavaScript.
+ * work stops after BUDGET_MS and says how far it got. Before it runs a pattern other than the last one it ran,
+ * it tells the page which (a "trying" message): a pattern that backtracks for ever cannot be interrupted, so
+ * the page terminates the worker, and this is how it knows which pattern to leave out of the next one.
  */
 "use strict";
 
@@ -21,31 +25,37 @@ var MAX_VALUE = 500;
 var EXCERPT = 160;
 
 var patterns = [];
+var rules = null; // match.json's ranking rules
 var exactIndex = new Map(); // gram of a 4-char key -> [[pattern, literal, offset of the key in the literal]]
 var foldedIndex = new Map(); // lower-cased keys, for (?i) patterns
 var always = []; // patterns without a usable literal: tried on every line
 var anyFolded = false;
 
-function load(url) {
-  return fetch(url, { credentials: "same-origin" }).then(function (r) {
-    if (!r.ok) throw new Error("HTTP " + r.status);
-    return r.json();
-  }).then(function (doc) {
+var seq = null; // the request being matched
+var announced = null; // the last pattern the page was told about
+var skipped = []; // ids left out, as the page asked
+
+function load(text, skip) {
+  return Promise.resolve(text).then(function (body) {
+    var doc = JSON.parse(body);
+    rules = doc && doc.rules;
+    var names = ["exception_bonus", "anchored_bonus", "repeat_bonus_cap", "retired_penalty", "lines_kept"];
+    if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; })) throw new Error("match.json has no ranking rules");
     var list = (doc && Array.isArray(doc.patterns)) ? doc.patterns : [];
     var pending = [];
     list.forEach(function (e) {
       if (!e || typeof e.id !== "string" || typeof e.js_source !== "string" || typeof e.js_flags !== "string") return;
+      if (skip.indexOf(e.id) >= 0) { skipped.push(e.id); return; }
       if (!/^[iu]*$/.test(e.js_flags)) return;
       var folded = e.js_flags.indexOf("i") >= 0;
-      var body = e.regex || "";
-      if (body.indexOf("(?i)") === 0) body = body.slice(4);
       var p = {
         index: patterns.length, id: e.id, title: e.title || e.id, message: e.message || "",
         source: e.js_source, flags: e.js_flags, folded: folded, re: null,
         spec: typeof e.specificity === "number" ? e.specificity : 0,
-        exc: typeof e.exception_class === "string" ? e.exception_class.split(".").pop().split(":").pop() : "",
+        exc: typeof e.exception_class === "string" ? e.exception_class : "",
+        excName: typeof e.exception_name === "string" ? e.exception_name : "",
         superseded: typeof e.superseded_by === "string" ? e.superseded_by : "",
-        anchored: body.charAt(0) === "^" || (/\$$/.test(body) && !/\\\$$/.test(body))
+        anchored: e.anchored === true
       };
       patterns.push(p);
       var lits = Array.isArray(e.literals) ? e.literals.filter(function (l) { return typeof l === "string" && l.length >= KEY; }) : [];
@@ -125,6 +135,7 @@ function matchLine(text, lineNo, col, limit, hits) {
     var p = ordered[n];
     var re = compiled(p);
     if (!re) continue;
+    if (p !== announced) { announced = p; self.postMessage({ type: "trying", id: p.id, seq: seq }); }
     re.lastIndex = 0;
     var m = re.exec(text);
     if (!m || (limit !== null && m.index >= limit)) continue;
@@ -134,7 +145,7 @@ function matchLine(text, lineNo, col, limit, hits) {
     hits.push({
       p: p, line: lineNo, column: col + s + 1, text: text.slice(lo, hi), span: [s - lo, Math.min(e, hi) - lo],
       values: m.slice(1).map(function (v) { return v === undefined ? null : v.slice(0, MAX_VALUE); }),
-      exc: !!p.exc && text.indexOf(p.exc) >= 0
+      exc: !!p.excName && text.indexOf(p.excName) >= 0
     });
   }
 }
@@ -155,18 +166,23 @@ function rank(hits) {
     var r = byPattern.get(h.p);
     if (!r) { byPattern.set(h.p, { p: h.p, first: h, occurrences: 1, lines: [h.line] }); return; }
     r.occurrences++;
-    if (r.lines.length < 20) r.lines.push(h.line);
+    if (r.lines.length < rules.lines_kept) r.lines.push(h.line);
     if (h.exc && !r.first.exc) r.first = h;
   });
   var results = Array.from(byPattern.values());
+  // The reasons are data, as in generator/match.py: [rule, values...], the weight last.
   results.forEach(function (r) {
     var why = [];
     r.score = r.p.spec;
     why.push(["specificity", r.p.spec]);
-    if (r.first.exc) { r.score += 25; why.push(["exception", r.p.exc]); }
-    if (r.p.anchored) { r.score += 5; why.push(["anchored"]); }
-    if (r.occurrences > 1) { var b = Math.min(r.occurrences - 1, 10); r.score += b; why.push(["repeated", r.occurrences, b]); }
-    if (r.p.superseded) { r.score -= 50; why.push(["retired", r.p.superseded]); }
+    if (r.first.exc) { r.score += rules.exception_bonus; why.push(["exception", r.p.exc, rules.exception_bonus]); }
+    if (r.p.anchored) { r.score += rules.anchored_bonus; why.push(["anchored", rules.anchored_bonus]); }
+    if (r.occurrences > 1) {
+      var b = Math.min(r.occurrences - 1, rules.repeat_bonus_cap);
+      r.score += b;
+      why.push(["repeated", r.occurrences, b]);
+    }
+    if (r.p.superseded) { r.score -= rules.retired_penalty; why.push(["retired", r.p.superseded, rules.retired_penalty]); }
     r.why = why;
   });
   results.sort(function (a, b) {
@@ -174,12 +190,12 @@ function rank(hits) {
   });
   var byLine = new Map();
   return results.map(function (r, i) {
-    if (byLine.has(r.first.line)) r.why.push(["sameLine", byLine.get(r.first.line)]);
+    if (byLine.has(r.first.line)) r.why.push(["same_line", byLine.get(r.first.line)]);
     else byLine.set(r.first.line, i + 1);
     var h = r.first;
     return {
       id: r.p.id, title: r.p.title, line: h.line, column: h.column, text: h.text, span: h.span, values: h.values,
-      message: fill(r.p.message, h.values), occurrences: r.occurrences, lines: r.lines, score: r.score, why: r.why,
+      message: fill(r.p.message, h.values), occurrences: r.occurrences, lines: r.lines, score: r.score, reasons: r.why,
       superseded_by: r.p.superseded || null
     };
   });
@@ -210,20 +226,22 @@ function run(text, budget) {
     if (nl < 0 || nl + 1 === text.length) break; // a final newline ends the last line; it starts none
     pos = nl + 1;
   }
-  return { results: rank(hits), lines: lineNo, cut: cut, stopped: stopped !== false, elapsed: performance.now() - t0 };
+  return { results: rank(hits), lines: lineNo, cut: cut, stopped: stopped !== false, skipped: skipped, elapsed: performance.now() - t0 };
 }
 
 var ready = null;
 self.onmessage = function (event) {
   var msg = event.data || {};
   if (msg.type === "load") {
-    ready = load(msg.url).then(function (count) {
+    ready = load(String(msg.text), Array.isArray(msg.skip) ? msg.skip : []).then(function (count) {
       self.postMessage({ type: "ready", count: count });
     }, function (err) {
       self.postMessage({ type: "failed", error: String(err && err.message || err) });
     });
   } else if (msg.type === "match" && ready) {
     ready.then(function () {
+      seq = msg.seq;
+      announced = null;
       var out = run(String(msg.text || ""), typeof msg.budget === "number" ? msg.budget : 1000);
       out.type = "result";
       out.seq = msg.seq;

@@ -1,9 +1,13 @@
 /* errdex matcher, the page: paste a log or traceback, see the known errors it contains.
  *
  * Matching runs in a Web Worker (errdex-match-worker.js) from the site's own /api/match.json, so nothing
- * leaves the browser and a huge paste cannot freeze the page. Each request has a time budget inside the
- * worker; a worker that does not answer within HARD_LIMIT_MS (a pathological pattern) is terminated and
- * replaced. Results are built as DOM nodes with textContent: pasted text is never parsed as HTML.
+ * leaves the browser and a huge paste cannot freeze the page. The page fetches match.json once and hands its
+ * text to each worker it starts. Each request has a time budget inside the worker; a worker that does not
+ * answer within HARD_LIMIT_MS is stuck in one pattern (a backtracking engine can take exponential time): the
+ * worker says which pattern it is about to run, so the page terminates it, starts a new one without that
+ * pattern, and matches the text again; the reader is told which pattern was skipped. Text that timed out
+ * outside any pattern is not sent again. Results are built as DOM nodes with textContent: pasted text is never
+ * parsed as HTML.
  *
  * State for tests and the benchmark, on the root element: data-state (loading | ready | working | done |
  * failed), data-input (length of the text the shown results are for), data-elapsed (worker milliseconds).
@@ -15,6 +19,7 @@
   var area = root.querySelector("textarea");
   var status = root.querySelector("[data-errdex-matcher-status]");
   var list = root.querySelector("[data-errdex-matcher-results]");
+  var notice = root.querySelector("[data-errdex-matcher-notice]");
   var siteRoot = new URL(root.getAttribute("data-site-root"), document.baseURI);
   var pageRoot = new URL(root.getAttribute("data-page-root"), document.baseURI);
   var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
@@ -35,20 +40,26 @@
   }
   function setState(state) { root.setAttribute("data-state", state); }
 
-  var worker = null, seq = 0, busy = false, pending = null, timer = null, sentLength = 0;
+  var worker = null, seq = 0, busy = false, pending = null, timer = null, sentLength = 0, sentText = null;
+  var indexText = null; // match.json, fetched once per page
+  var skipped = []; // ids of patterns that ran past HARD_LIMIT_MS; later workers leave them out
+  var trying = null; // the pattern the worker said it is running
+  var timedOut = null; // text that timed out outside any pattern: not sent again
 
   function start() {
     worker = new Worker(workerUrl);
     worker.onmessage = onMessage;
-    worker.postMessage({ type: "load", url: indexUrl });
+    worker.postMessage({ type: "load", text: indexText, skip: skipped });
   }
 
   function onMessage(event) {
     var data = event.data || {};
-    if (data.type === "ready") {
+    if (data.type === "trying") {
+      if (data.seq === seq) trying = data.id;
+    } else if (data.type === "ready") {
       setState("ready");
       status.textContent = fmt("ready", [data.count]);
-      if (area.value) request(area.value);
+      if (area.value && area.value !== timedOut) request(area.value);
     } else if (data.type === "failed") {
       setState("failed");
       status.textContent = msg("failed");
@@ -69,33 +80,39 @@
     busy = true;
     seq += 1;
     sentLength = text.length;
+    sentText = text;
+    trying = null;
+    timedOut = null;
     setState("working");
     worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS });
     timer = setTimeout(function () {
-      // A pattern is taking too long: stop it the only way JavaScript allows, then start afresh.
+      // A pattern is taking too long: stop it the only way JavaScript allows, then start afresh without it.
       worker.terminate();
       busy = false;
       pending = null;
       list.textContent = "";
-      status.textContent = msg("timeout");
-      root.setAttribute("data-input", String(sentLength));
+      if (trying !== null && skipped.indexOf(trying) < 0) {
+        skipped.push(trying); // the new worker matches the same text again, without this pattern
+        showSkipped();
+      } else {
+        timedOut = sentText;
+        status.textContent = msg("timeout");
+        root.setAttribute("data-input", String(sentLength));
+      }
       setState("loading");
       start();
     }, HARD_LIMIT_MS);
   }
 
+  function showSkipped() {
+    if (notice) notice.textContent = skipped.length ? fmt("skipped", [skipped.join(", ")]) : "";
+  }
+
   function pageUrl(id) { return new URL("errors/" + id + "/", pageRoot).href; }
 
+  // A reason is [rule, values...] (the weight among them); the page's data-msg-why-<rule> words it.
   function why(reason) {
-    switch (reason[0]) {
-      case "specificity": return fmt("why-specificity", [reason[1]]);
-      case "exception": return fmt("why-exception", [reason[1]]);
-      case "anchored": return msg("why-anchored");
-      case "repeated": return fmt("why-repeated", [reason[1], reason[2]]);
-      case "retired": return fmt("why-retired", [reason[1]]);
-      case "sameLine": return fmt("why-same-line", [reason[1]]);
-    }
-    return "";
+    return fmt("why-" + String(reason[0]).replace(/_/g, "-"), reason.slice(1));
   }
 
   function render(data) {
@@ -130,7 +147,7 @@
         item.appendChild(dl);
         item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
       }
-      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.why.map(why).filter(Boolean).join("; ")));
+      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
       list.appendChild(item);
     });
     var parts = [];
@@ -139,6 +156,7 @@
     if (results.length > SHOW) parts.push(fmt("shown", [SHOW]));
     if (data.cut) parts.push(msg("cut"));
     if (data.stopped) parts.push(msg("stopped"));
+    showSkipped();
     status.textContent = parts.join(" ");
   }
 
@@ -153,5 +171,14 @@
     request(area.value);
   });
   status.textContent = msg("loading");
-  start();
+  fetch(indexUrl, { credentials: "same-origin" }).then(function (r) {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.text();
+  }).then(function (text) {
+    indexText = text;
+    start();
+  }, function () {
+    setState("failed");
+    status.textContent = msg("failed");
+  });
 })();
