@@ -5,6 +5,7 @@ accepted; the server turns it into a tool error.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import threading
@@ -127,12 +128,22 @@ class Knowledge:
         return self.api.names[name]
 
 
+_PATTERN_FIELDS = {f.name for f in dataclasses.fields(Pattern)}
+
+
 def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
-    """A catalog entry as a matcher pattern; its literal and specificity come from the harvest when usable."""
-    literal, specificity = entry.get("literal"), entry.get("specificity")
+    """A catalog entry as a matcher pattern; its literal and specificity come from the harvest when usable.
+
+    The harvest has already analysed each pattern (generator.portable) to write `literal` and `specificity`;
+    analysing again costs milliseconds a pattern (the backtracking checks), a minute for a large catalog at
+    every start. So the matcher gets the harvest's figures, and `anchored` from the pattern's text (a leading
+    `^` or a trailing unescaped `$`, the matcher's rule)."""
+    literal, specificity, pattern = entry.get("literal"), entry.get("specificity"), entry["pattern"]
     derived: dict[str, Any] = {}
-    if isinstance(literal, str) and len(literal) >= 4 and isinstance(specificity, int) and not entry["pattern"].startswith("(?i)"):
+    if isinstance(literal, str) and len(literal) >= 4 and isinstance(specificity, int) and not pattern.startswith("(?i)"):
         derived = {"literals": (literal,), "specificity": specificity}
+        if "anchored" in _PATTERN_FIELDS:
+            derived["anchored"] = pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$"))
     exception = entry.get("exception") if isinstance(entry.get("exception"), str) else None
     title = f"{exception}: {entry['template']}" if exception else entry["template"]
     return Pattern(entry["id"], entry["pattern"], entry["template"], cut(title, 300), "", slug, exception, None, **derived)
