@@ -72,6 +72,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
     p.set_defaults(func=cmd_match)
 
+    p = sub.add_parser("mcp", help="serve the records and the catalog to AI agents: a Model Context Protocol server on stdio")
+    p.add_argument("--api", default=None, metavar="PATH_OR_URL", help="answer from a built API folder (site/api) or a published one (https://.../api/) instead of the records")
+    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the repository's)")
+    p.add_argument("--catalog", type=Path, default=None, help="the message catalog folder (default: data/catalog beside the records, when present)")
+    p.add_argument("--cache-dir", type=Path, default=None, help="where a fetched API is kept (default: $XDG_CACHE_HOME/errdex or ~/.cache/errdex)")
+    p.add_argument("--repo-url", default=None, help="where report_outcome files issues (default: repo_url in mkdocs.yml)")
+    p.set_defaults(func=cmd_mcp)
+
     p = sub.add_parser("schema", help="print the record JSON Schema, or write it to schema/error.schema.json")
     p.add_argument("--write", action="store_true", help="write schema/error.schema.json instead of printing")
     p.set_defaults(func=cmd_schema)
@@ -248,6 +256,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     results = matcher.rank(hits)
     sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
     return 0 if results else 1
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp.main import serve
+
+    return serve(args.api, args.data, args.catalog, args.cache_dir, args.repo_url)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -101,6 +101,7 @@ PAGES: dict[str, Page] = {
     "home": Page("index.md"),
     "about": Page("about.md"),
     "api_docs": Page("api.md"),
+    "mcp_docs": Page("mcp.md"),
     "match": Page("match.md"),
     # generated
     "error": Page("errors/{key}/index.md", "error_page.md.j2", each="record"),

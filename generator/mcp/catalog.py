@@ -1,0 +1,373 @@
+"""The message catalog the harvest writes to data/catalog/ (format: CATALOG_FORMAT, agreed with the harvest).
+
+`<project>.jsonl` holds one entry per message template, with the sites that raise it per range of releases;
+`releases.json` lists each project's harvested releases oldest first, which is the order the `from`/`to`
+ranges use; `projects.yaml` (optional here) maps a project slug to its package and repository.
+
+The reader is forgiving of the file and strict about what it answers: a malformed line is skipped and noted in
+`problems`, never fatal, while a query for an unknown project, a version that is not a harvested release or a
+path that climbs out of the repository is refused with a `CatalogQueryError` that says what would be accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_PROBLEMS = 50  # malformed lines kept for the report; the count goes on
+MAX_LINE_BYTES = 1 << 20  # a catalog line longer than this is malformed
+VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$")
+SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_PATH = 500
+NEARBY_LINES = 25  # how far from the asked line a site still counts as "nearby"
+
+
+class CatalogQueryError(ValueError):
+    """A query the catalog cannot answer as asked; the message says what it accepts."""
+
+
+@dataclass(frozen=True)
+class Site:
+    start: int  # index of `from` in the project's release order
+    end: int  # index of `to`
+    path: str
+    line: int
+    statement: str
+    raw: dict[str, Any]
+
+
+@dataclass
+class Entry:
+    """One message template and where it is raised."""
+
+    data: dict[str, Any]  # the line as written
+    sites: list[Site]
+    ranges: list[tuple[int, int]]  # release index ranges holding the message
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    def present(self, index: int) -> bool:
+        return any(a <= index <= b for a, b in self.ranges)
+
+    def sites_at(self, index: int) -> list[Site]:
+        return [s for s in self.sites if s.start <= index <= s.end]
+
+
+@dataclass
+class Project:
+    slug: str
+    releases: list[str] = field(default_factory=list)  # oldest first
+    entries: list[Entry] = field(default_factory=list)
+    package: str | None = None
+    repository: str | None = None
+
+    def release_index(self, version: str) -> int:
+        """The position of `version` in the release order; tolerant of a leading `v` either way."""
+        check_version(version)
+        order = {v: i for i, v in enumerate(self.releases)}
+        for candidate in (version, version[1:] if version[:1] in "vV" else "v" + version):
+            if candidate in order:
+                return order[candidate]
+        shown = self.releases if len(self.releases) <= 12 else self.releases[:3] + ["..."] + self.releases[-8:]
+        raise CatalogQueryError(
+            f"{version!r} is not a harvested release of {self.slug}; the catalog has {len(self.releases)} "
+            f"releases: {', '.join(shown) or 'none'}"
+        )
+
+
+@dataclass
+class Catalog:
+    projects: dict[str, Project] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    problem_count: int = 0
+
+    def note(self, problem: str) -> None:
+        self.problem_count += 1
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(problem)
+
+    def entries(self) -> list[Entry]:
+        return [e for p in self.projects.values() for e in p.entries]
+
+    def project(self, name: str) -> Project:
+        """A project by slug, or by the package name or repository (OWNER/NAME) projects.yaml gives it."""
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            raise CatalogQueryError("package must be a project slug such as 'vllm' (list_projects names them)")
+        key = name.strip()
+        lowered = key.lower()
+        if lowered in self.projects:
+            return self.projects[lowered]
+        squashed = re.sub(r"[._-]", "", lowered)
+        for project in self.projects.values():
+            if lowered in {(project.package or "").lower(), (project.repository or "").lower()}:
+                return project
+            if squashed == re.sub(r"[._-]", "", project.slug):  # llama-cpp for llama.cpp
+                return project
+        known = ", ".join(sorted(self.projects)) or "none (no catalog is loaded)"
+        raise CatalogQueryError(f"the catalog has no project {key!r}; it has: {known}")
+
+
+def check_version(version: Any) -> str:
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise CatalogQueryError(
+            f"{str(version)[:80]!r} is not a release version: letters, digits and . + _ - only, at most 64 "
+            "characters, such as '0.8.5' or 'v3.0.0'"
+        )
+    return version
+
+
+def check_path(path: Any) -> str:
+    """A file path relative to the project's repository root, as the catalog writes it.
+
+    An installed file's path (`.../site-packages/vllm/worker/worker.py`) is cut to what follows
+    `site-packages/` or `dist-packages/`; anything else absolute, any `..` and any backslash is refused."""
+    if not isinstance(path, str) or not path.strip():
+        raise CatalogQueryError("path must be a file path such as 'vllm/worker/worker.py'")
+    if len(path) > MAX_PATH or "\x00" in path or any(ord(c) < 32 for c in path):
+        raise CatalogQueryError(f"path must be at most {MAX_PATH} printable characters")
+    path = path.strip()
+    if "\\" in path:
+        raise CatalogQueryError("path must use '/' between folders, not '\\'")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in path:
+            path = path.rsplit(marker, 1)[1]
+    while path.startswith("./"):
+        path = path[2:]
+    if path.startswith("/"):
+        raise CatalogQueryError(
+            f"{path!r} is absolute; give the path inside the project's repository (for an installed package, what "
+            "follows site-packages/), such as 'vllm/worker/worker.py'"
+        )
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise CatalogQueryError(f"{path!r} has an empty, '.' or '..' segment; give a plain path inside the repository")
+    return path
+
+
+def _natural(version: str) -> tuple:
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[A-Za-z]+", version))
+
+
+def _read_jsonl(path: Path, catalog: Catalog):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            if len(raw) > MAX_LINE_BYTES:
+                catalog.note(f"{path.name}:{number}: line longer than {MAX_LINE_BYTES} bytes")
+                continue
+            try:
+                data = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                catalog.note(f"{path.name}:{number}: not JSON: {exc}")
+                continue
+            yield number, data
+
+
+def _entry(data: Any, project: Project, order: dict[str, int], where: str, catalog: Catalog) -> Entry | None:
+    if not isinstance(data, dict):
+        catalog.note(f"{where}: not a JSON object")
+        return None
+    for key in ("id", "template", "pattern"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            catalog.note(f"{where}: no {key}")
+            return None
+    if data.get("project", project.slug) != project.slug:
+        catalog.note(f"{where}: project {data.get('project')!r} in the file of {project.slug!r}")
+        return None
+
+    def index(version: Any) -> int | None:
+        if not isinstance(version, str):
+            return None
+        if version not in order:  # a release the harvest did not list: order what we can, note it
+            catalog.note(f"{where}: release {version!r} is not in releases.json for {project.slug}")
+            return None
+        return order[version]
+
+    sites = []
+    for raw in data.get("sites") or []:
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str) or not isinstance(raw.get("line"), int):
+            catalog.note(f"{where}: a site without path and line")
+            continue
+        a, b = index(raw.get("from")), index(raw.get("to"))
+        if a is None or b is None:
+            continue
+        sites.append(Site(a, b, raw["path"], raw["line"], str(raw.get("statement") or ""), raw))
+    ranges = []
+    for pair in data.get("releases") or []:
+        if isinstance(pair, list) and len(pair) == 2:
+            a, b = index(pair[0]), index(pair[1])
+            if a is not None and b is not None:
+                ranges.append((a, b))
+    if not ranges:  # fall back on the sites' ranges
+        ranges = [(s.start, s.end) for s in sites]
+    return Entry(data, sites, ranges)
+
+
+def load_catalog(folder: Path) -> Catalog:
+    """Read `folder` (data/catalog). A missing folder is an empty catalog; unreadable parts become `problems`."""
+    catalog = Catalog()
+    folder = Path(folder)
+    if not folder.is_dir():
+        return catalog
+    releases: dict[str, Any] = {}
+    if (folder / "releases.json").is_file():
+        try:
+            releases = json.loads((folder / "releases.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            catalog.note(f"releases.json: {exc}")
+        if not isinstance(releases, dict):
+            catalog.note("releases.json: not a JSON object")
+            releases = {}
+    config: dict[str, Any] = {}
+    if (folder / "projects.yaml").is_file():
+        import yaml
+
+        try:
+            loaded = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            catalog.note(f"projects.yaml: {exc}")
+            loaded = None
+        if isinstance(loaded, dict):
+            config = loaded.get("projects", loaded) if isinstance(loaded.get("projects"), dict) else loaded
+    for path in sorted(folder.glob("*.jsonl")):
+        slug = path.name[: -len(".jsonl")]
+        if not SLUG.fullmatch(slug) or path.is_symlink():
+            catalog.note(f"{path.name}: not a project file (slug or symbolic link)")
+            continue
+        project = Project(slug)
+        listed = releases.get(slug)
+        if isinstance(listed, list):
+            project.releases = [r["version"] for r in listed if isinstance(r, dict) and isinstance(r.get("version"), str)]
+        settings = config.get(slug) if isinstance(config.get(slug), dict) else {}
+        project.package = settings.get("package") if isinstance(settings.get("package"), str) else None
+        repo = settings.get("repository") or settings.get("repo")
+        project.repository = repo if isinstance(repo, str) else None
+        rows = list(_read_jsonl(path, catalog))
+        if not project.releases:  # no releases.json for it: order the versions the entries name
+            seen = {v for _, d in rows if isinstance(d, dict) for s in d.get("sites") or [] if isinstance(s, dict)
+                    for v in (s.get("from"), s.get("to")) if isinstance(v, str)}
+            project.releases = sorted(seen, key=_natural)
+            if rows:
+                catalog.note(f"releases.json lists no releases for {slug}; ordering its versions by number")
+        order = {v: i for i, v in enumerate(project.releases)}
+        for number, data in rows:
+            entry = _entry(data, project, order, f"{path.name}:{number}", catalog)
+            if entry is not None:
+                project.entries.append(entry)
+        project.entries.sort(key=lambda e: e.id)
+        catalog.projects[slug] = project
+    return catalog
+
+
+# -- answers ---------------------------------------------------------------------------------------------------
+def site_json(project: Project, site: Site) -> dict[str, Any]:
+    return {
+        "from": project.releases[site.start],
+        "to": project.releases[site.end],
+        "path": site.path,
+        "line": site.line,
+        "statement": site.statement,
+    }
+
+
+def entry_summary(project: Project, entry: Entry, at: int | None = None) -> dict[str, Any]:
+    """An entry as an agent needs it: the template, what raises it, where (at release `at`, else newest)."""
+    d = entry.data
+    sites = entry.sites_at(at) if at is not None else sorted(entry.sites, key=lambda s: -s.end)[:1]
+    out: dict[str, Any] = {
+        "id": entry.id,
+        "project": project.slug,
+        "template": d["template"],
+        "kind": d.get("kind"),
+        "exception": d.get("exception"),
+        "level": d.get("level"),
+        "tier": d.get("tier"),
+        "function": d.get("function"),
+        "sites": [site_json(project, s) for s in sites],
+        "releases": [[project.releases[a], project.releases[b]] for a, b in entry.ranges],
+        "first": d.get("first"),
+        "last": d.get("last"),
+    }
+    if d.get("variants"):
+        out["variants"] = d["variants"]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def explain_site(catalog: Catalog, package: str, version: str, path: str, line: int) -> dict[str, Any]:
+    """What raises at `path:line` in release `version`: exact sites first, else the nearest in that file."""
+    project = catalog.project(package)
+    index = project.release_index(version)
+    path = check_path(path)
+    if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= 10_000_000:
+        raise CatalogQueryError("line must be a line number from 1 to 10000000")
+    exact, nearby, elsewhere = [], [], set()
+    for entry in project.entries:
+        for site in entry.sites:
+            if site.path != path:
+                continue
+            if not site.start <= index <= site.end:
+                elsewhere.add((site.start, site.end))
+                continue
+            distance = abs(site.line - line)
+            if distance == 0:
+                exact.append(entry)
+            elif distance <= NEARBY_LINES:
+                nearby.append((distance, entry.id, entry))
+    nearby.sort(key=lambda t: (t[0], t[1]))
+    release = project.releases[index]
+    out: dict[str, Any] = {
+        "project": project.slug,
+        "version": release,
+        "path": path,
+        "line": line,
+        "exact": [entry_summary(project, e, index) for e in sorted(exact, key=lambda e: e.id)],
+        "nearby": [dict(entry_summary(project, e, index), distance=d) for d, _, e in nearby[:5]],
+    }
+    if not exact and not nearby:
+        if elsewhere:
+            spans = sorted(elsewhere)
+            out["note"] = (
+                f"nothing is raised in {path} in {project.slug} {release}; the catalog has sites in this file in releases "
+                + ", ".join(f"{project.releases[a]}..{project.releases[b]}" for a, b in spans[:5])
+            )
+        else:
+            out["note"] = f"the catalog has no site in {path} for {project.slug} (in any harvested release)"
+    return out
+
+
+CHANGES = ("added", "removed", "moved")
+
+
+def diff_errors(catalog: Catalog, package: str, from_version: str, to_version: str) -> dict[str, Any]:
+    """Entries added, removed and moved (raised from another file or line) between two releases."""
+    project = catalog.project(package)
+    a, b = project.release_index(from_version), project.release_index(to_version)
+    changes: list[dict[str, Any]] = []
+    for entry in project.entries:
+        before, after = entry.present(a), entry.present(b)
+        if after and not before:
+            changes.append(dict(entry_summary(project, entry, b), change="added"))
+        elif before and not after:
+            changes.append(dict(entry_summary(project, entry, a), change="removed"))
+        elif before and after:
+            old = {(s.path, s.line) for s in entry.sites_at(a)}
+            new = {(s.path, s.line) for s in entry.sites_at(b)}
+            if old and new and old != new:
+                item = dict(entry_summary(project, entry, b), change="moved")
+                item["sites_before"] = [site_json(project, s) for s in entry.sites_at(a)]
+                changes.append(item)
+    changes.sort(key=lambda c: (CHANGES.index(c["change"]), c["id"]))
+    counts = {kind: sum(c["change"] == kind for c in changes) for kind in CHANGES}
+    return {
+        "project": project.slug,
+        "from_version": project.releases[a],
+        "to_version": project.releases[b],
+        "counts": counts,
+        "changes": changes,
+    }

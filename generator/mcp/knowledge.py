@@ -1,0 +1,153 @@
+"""What every tool answers from (`Knowledge`: records, catalog, matcher, search text) and the argument checks
+and paging they share. Bad arguments raise `ToolInputError`, whose message says what was wrong and what is
+accepted; the server turns it into a tool error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..match import Matcher, Pattern, patterns_from_index
+from ..model import ID_PATTERN
+from .api import ApiData
+from .catalog import Catalog
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 50
+MAX_CURSOR = 1_000_000
+LANGS = ("en", "zh")
+_ID = re.compile(ID_PATTERN)
+
+
+class ToolInputError(ValueError):
+    """An argument the tool cannot use; the message is the tool error the caller sees."""
+
+
+# -- arguments -------------------------------------------------------------------------------------------------
+def check_limit(limit: Any) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ToolInputError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    return limit
+
+
+def check_cursor(cursor: Any) -> int:
+    """A cursor is the `next_cursor` of an earlier result: the offset of the next item, as a string."""
+    if cursor is None or cursor == "":
+        return 0
+    if not isinstance(cursor, str) or not cursor.isascii() or not cursor.isdigit() or int(cursor) > MAX_CURSOR:
+        raise ToolInputError("cursor must be the next_cursor value of an earlier result (or left out for the first page)")
+    return int(cursor)
+
+
+def check_lang(lang: Any) -> str:
+    if lang not in LANGS:
+        raise ToolInputError(f"lang must be one of {', '.join(LANGS)}")
+    return lang
+
+
+def page(items: list[Any], limit: int, cursor: str | None) -> tuple[list[Any], dict[str, Any]]:
+    """One page of `items` plus the paging fields every list result carries."""
+    limit, start = check_limit(limit), check_cursor(cursor)
+    chunk = items[start : start + limit]
+    end = start + len(chunk)
+    return chunk, {"total": len(items), "offset": start, "next_cursor": str(end) if end < len(items) else None}
+
+
+def cut(text: str, size: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+# -- the loaded knowledge --------------------------------------------------------------------------------------
+@dataclass
+class Knowledge:
+    """Everything the tools answer from, built once when the server starts."""
+
+    api: ApiData
+    catalog: Catalog
+    repo_url: str | None = None
+    matcher: Matcher = field(init=False)
+    catalog_patterns: dict[int, tuple[str, Any]] = field(init=False)  # id(Pattern) -> (project slug, Entry)
+    search_index: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)
+    folded: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)  # the same, NFKC and case-folded
+    lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        patterns = patterns_from_index(self.api.match)
+        self.catalog_patterns = {}
+        for slug, project in self.catalog.projects.items():
+            for entry in project.entries:
+                pattern = catalog_pattern(slug, entry.data)
+                self.catalog_patterns[id(pattern)] = (slug, entry)
+                patterns.append(pattern)
+        self.matcher = Matcher(patterns)
+        self.search_index = {lang: [] for lang in LANGS}
+        titles = {p["id"]: p.get("title", "") for p in self.api.match.get("patterns", []) if isinstance(p, dict)}
+        for cid in sorted(self.api.documents):
+            record = self.api.document(cid)["record"]
+            error = record.get("error", {})
+            self.search_index["en"].append((cid, {
+                "title": titles.get(cid, ""),
+                "message": error.get("message", ""),
+                "explanation": record.get("explanation", ""),
+            }))
+            self.search_index["zh"].append((cid, {
+                "title": error.get("message_zh", ""),
+                "message": error.get("message", ""),  # people paste the English message whatever they read
+                "explanation": record.get("explanation_zh", ""),
+            }))
+        self.folded = {
+            lang: [(cid, {name: fold(text) for name, text in fields.items()}) for cid, fields in entries]
+            for lang, entries in self.search_index.items()
+        }
+
+    def resolve(self, name: Any) -> str:
+        """The canonical id of a record id or alias; ToolInputError with near names when there is none."""
+        if isinstance(name, str) and "/" in name and name.split("/", 1)[0] in self.catalog.projects:
+            project = self.catalog.projects[name.split("/", 1)[0]]
+            if any(e.id == name for e in project.entries):
+                raise ToolInputError(
+                    f"{name!r} is a catalog entry, not a record: no record explains it yet. Its template, sites and "
+                    "releases come with match_log, explain_site and diff_errors results"
+                )
+        if not isinstance(name, str) or not name or len(name) > 200 or not _ID.fullmatch(name):
+            raise ToolInputError(
+                f"{str(name)[:80]!r} is not a record id: lowercase [a-z0-9-] segments joined by '/', such as "
+                "'vllm/block-manager-out-of-memory'"
+            )
+        if name not in self.api.names:
+            near = difflib.get_close_matches(name, sorted(self.api.names), n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(near)}?" if near else "; search finds records by words, match_log by error text"
+            raise ToolInputError(f"no record is named {name!r}{hint}")
+        return self.api.names[name]
+
+
+_PATTERN_FIELDS = {f.name for f in dataclasses.fields(Pattern)}
+
+
+def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
+    """A catalog entry as a matcher pattern; its literal and specificity come from the harvest when usable.
+
+    The harvest has already analysed each pattern (generator.portable) to write `literal` and `specificity`;
+    analysing again costs milliseconds a pattern (the backtracking checks), a minute for a large catalog at
+    every start. So the matcher gets the harvest's figures, and `anchored` from the pattern's text (a leading
+    `^` or a trailing unescaped `$`, the matcher's rule)."""
+    literal, specificity, pattern = entry.get("literal"), entry.get("specificity"), entry["pattern"]
+    derived: dict[str, Any] = {}
+    if isinstance(literal, str) and len(literal) >= 4 and isinstance(specificity, int) and not pattern.startswith("(?i)"):
+        derived = {"literals": (literal,), "specificity": specificity}
+        if "anchored" in _PATTERN_FIELDS:
+            derived["anchored"] = pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$"))
+    exception = entry.get("exception") if isinstance(entry.get("exception"), str) else None
+    title = f"{exception}: {entry['template']}" if exception else entry["template"]
+    return Pattern(entry["id"], entry["pattern"], entry["template"], cut(title, 300), "", slug, exception, None, **derived)
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()

@@ -1,0 +1,144 @@
+"""match_log: the records and catalog entries a log or traceback holds, ranked by generator.match's matcher."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ..match import result_json
+from .catalog import CatalogQueryError, check_version, entry_summary
+from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
+
+MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
+
+
+def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:
+    """The records and catalog entries found in `text`, best first (generator.match ranks them)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ToolInputError("text must be the log or traceback to match, as a non-empty string")
+    data = text.encode("utf-8", "replace")
+    if len(data) > MAX_TEXT_BYTES:
+        raise ToolInputError(
+            f"text is {len(data):,} bytes; match_log reads at most {MAX_TEXT_BYTES:,} (1 MiB). Send the traceback "
+            "and the lines around the error, not the whole log (or run `errdex match FILE` on the whole log)"
+        )
+    wanted = check_versions(k, versions)
+    check_limit(limit), check_cursor(cursor)
+    with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
+        results = k.matcher.rank(k.matcher.scan(io.BytesIO(data)))
+        lines, size = k.matcher.lines_read, k.matcher.bytes_read
+    items: list[dict[str, Any]] = []
+    by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to
+    entries = []
+    for rank, r in enumerate(results, 1):
+        item = result_json(rank, r)
+        catalog = k.catalog_patterns.get(id(r.pattern))
+        if catalog is None:
+            item["type"] = "record"
+            item.update(_record_extras(k, r.pattern.id))
+            by_line.setdefault(item["line"], []).append(item)
+            items.append(item)
+        else:
+            entries.append((item, catalog))
+    for item, (slug, entry) in entries:
+        project = k.catalog.projects[slug]
+        at, score, why = _version_check(project, entry, wanted.get(slug))
+        summary = entry_summary(project, entry, at if at is not None and entry.present(at) else None)
+        same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
+        if same:  # the record explains this very text: the entry adds where and in which releases it is raised
+            for rec in same:
+                if "catalog" not in rec:  # one release check per record, from its first entry
+                    rec["score"] += score
+                    _add_reasons(rec, why)
+                rec.setdefault("catalog", []).append(summary)
+            continue
+        summary.pop("id"), summary.pop("template")
+        item.pop("url", None)
+        item.update(type="catalog", catalog=summary, score=item["score"] + score)
+        _add_reasons(item, why)
+        items.append(item)
+    items.sort(key=lambda i: (-i["score"], i["line"], i["id"]))
+    first_on_line: dict[int, int] = {}
+    for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order
+        item["rank"] = rank
+        item["why"] = [w for w in item["why"] if not w.startswith("on the same line as #")]
+        if "reasons" in item:  # the matcher's reasons as data, where it gives them
+            item["reasons"] = [r for r in item["reasons"] if not (isinstance(r, list) and r[:1] == ["same_line"])]
+        if item["line"] in first_on_line:
+            _add_reasons(item, [(f"on the same line as #{first_on_line[item['line']]}, which ranks higher",
+                                 ["same_line", first_on_line[item["line"]]])])
+        else:
+            first_on_line[item["line"]] = rank
+    chunk, paging = page(items, limit, cursor)
+    return {
+        "lines": lines,
+        "bytes": size,
+        "found": len(items),
+        "results": chunk,
+        **paging,
+        "dataset_version": k.api.dataset_version,
+    }
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two results on one line matched overlapping text (by column: a long line's excerpts differ)."""
+    a0, b0 = a["column"], b["column"]
+    return a0 < b0 + (b["span"][1] - b["span"][0]) and b0 < a0 + (a["span"][1] - a["span"][0])
+
+
+Reason = tuple[str, list[Any]]  # a reason in words, and as data (the shape of the matcher's `reasons`)
+
+
+def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
+    item["why"] += [text for text, _ in reasons]
+    if "reasons" in item:
+        item["reasons"] += [data for _, data in reasons]
+
+
+def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[Reason]]:
+    """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
+    +10 when that release has the message, -30 when it does not."""
+    if version is None:
+        return None, 0, []
+    try:
+        at = project.release_index(version)
+    except CatalogQueryError as exc:
+        return None, 0, [(f"release not checked: {exc}", ["release_unknown", project.slug, version])]
+    release = project.releases[at]
+    if entry.present(at):
+        return at, 10, [(f"+10: {project.slug} {release} has this message", ["release_has", project.slug, release, 10])]
+    return at, -30, [(f"-30: {project.slug} {release} does not have this message", ["release_lacks", project.slug, release, -30])]
+
+
+def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:
+    """`versions` maps a project (slug, package or repository) to the release the log comes from."""
+    if versions is None:
+        return {}
+    if not isinstance(versions, dict) or len(versions) > 50:
+        raise ToolInputError("versions must map projects to releases, such as {\"vllm\": \"0.8.5\"} (at most 50)")
+    out = {}
+    for name, version in versions.items():
+        try:
+            check_version(version)
+        except CatalogQueryError as exc:
+            raise ToolInputError(f"versions[{str(name)[:60]!r}]: {exc}") from None
+        try:
+            slug = k.catalog.project(name).slug
+        except CatalogQueryError:
+            slug = str(name).strip().lower()  # a project without a catalog: nothing to check the version against
+        out[slug] = version
+    return out
+
+
+def _record_extras(k: Knowledge, cid: str) -> dict[str, Any]:
+    doc = k.api.document(cid)
+    record = doc["record"]
+    extras: dict[str, Any] = {"url": k.api.page_url(doc["links"]["html"]), "api": doc["links"]["json"]}
+    source = record.get("source")
+    if isinstance(source, dict):
+        extras["raise_site"] = {key: source[key] for key in ("repo", "path", "line", "commit") if key in source}
+        if "source" in doc["links"]:
+            extras["raise_site"]["permalink"] = doc["links"]["source"]
+    if record.get("versions"):
+        extras["versions"] = [{k2: v for k2, v in ver.items() if not k2.startswith("behavior_change")} for ver in record["versions"]][:10]
+    return extras
