@@ -2,7 +2,7 @@
 
 Generated pages write `## Solutions {: #solutions }` so that an anchor is the same in every language. That is
 attr_list syntax, but attr_list can set any attribute (`{: onerror=... }`) on any block, which no page built from
-contributed text should allow. This extension understands only a trailing `{: #id }` on a heading, with an id
+contributed text should allow. This extension understands only a trailing `{: #id }` (or `{#id}`) on a heading, with an id
 of lowercase letters, digits and '-', and sets that id; any other `{: ... }` stays text.
 """
 
@@ -14,18 +14,24 @@ import xml.etree.ElementTree as etree
 from markdown import Extension
 from markdown.treeprocessors import Treeprocessor
 
-_TRAILING_ID = re.compile(r"\s*\{:\s*#([a-z][a-z0-9-]*)\s*\}\s*$")
+_TRAILING_ID = re.compile(r"\s*\{:?\s*#([a-z][a-z0-9-]*)\s*\}\s*$")
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 class _HeadingIds(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         for element in root.iter():
-            if element.tag in _HEADINGS and len(element) == 0 and element.text:
-                found = _TRAILING_ID.search(element.text)
-                if found:
-                    element.text = element.text[: found.start()]
-                    element.set("id", found.group(1))
+            if element.tag not in _HEADINGS:
+                continue
+            last = element[-1] if len(element) else None  # the marker ends the heading: after its last child
+            text = last.tail if last is not None else element.text
+            found = _TRAILING_ID.search(text or "")
+            if found:
+                if last is not None:
+                    last.tail = text[: found.start()]
+                else:
+                    element.text = text[: found.start()]
+                element.set("id", found.group(1))
 
 
 class HeadingIdsExtension(Extension):

@@ -559,3 +559,12 @@ def test_headings_get_fixed_ids_and_nothing_else() -> None:
     assert '<h2 id="solutions">Solutions</h2>' in html
     assert "onerror=" not in html.replace("{: onerror=alert(1) }", "") and "class=" not in html
     assert "{: #para }" in html
+    html = markdown.markdown("## Records: `/api/x.json` {#record-docs}\n\n## 快速上手 {#quick-start}", extensions=["generator.mdext", "toc"])
+    assert '<h2 id="record-docs">Records: <code>/api/x.json</code></h2>' in html and '<h2 id="quick-start">快速上手</h2>' in html
+
+
+def test_no_built_heading_shows_an_id_marker(built_site) -> None:
+    """Every heading of the built site (hand-written pages included, both languages) has its id set, no marker left."""
+    marker = re.compile(r"<h[1-6][^>]*>(?:(?!</h[1-6]>).)*\{:?\s*#[a-z]", re.S)
+    shown = [str(p.relative_to(built_site)) for p in built_site.rglob("*.html") if marker.search(p.read_text(encoding="utf-8"))]
+    assert shown == []
