@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="read OWNER/NAME from a local git checkout or mirror (repeatable)")
     p.add_argument("--online", action="store_true", help="fetch files from the raw-file host (off by default: nothing is fetched unless asked)")
     p.add_argument("--base-url", default=None, help="raw-file host, files at BASE/OWNER/NAME/COMMIT/PATH (default: https://raw.githubusercontent.com)")
+    p.add_argument("--release", action="store_true", help="check each snippet in the release artifact its record names (source.release), fetched with pip and kept in the cache")
+    p.add_argument("--find-links", action="append", default=[], type=Path, metavar="DIR", help="with --release: take artifacts from this folder only, offline (repeatable)")
+    p.add_argument("--cache", type=Path, default=None, metavar="DIR", help="with --release: where artifacts are kept (default: $ERRDEX_CACHE or ~/.cache/errdex)")
     p.add_argument("--format", choices=sorted(FORMATTERS), default="text")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help=argparse.SUPPRESS)
@@ -208,12 +211,17 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
     if result.failed:
         sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
         return 1
-    findings, checked, skipped = verify(result.raws, result.records, Sources(git, args.online, base))
+    from .artifacts import default_cache
+
+    releases = (args.cache or default_cache()) if args.release else None
+    findings, checked, skipped = verify(result.raws, result.records, Sources(git, args.online, base, releases=releases, find_links=args.find_links))
     findings = sorted(result.findings + findings)
     sys.stdout.write(FORMATTERS[args.format](findings, result.file_count))
     if args.format == "text":
-        note = f"{checked} snippets checked against upstream"
-        if skipped:
+        note = f"{checked} snippets checked against {'their release artifacts' if args.release else 'upstream'}"
+        if skipped and args.release:
+            note += f", {skipped} not checked (source.release names no package artifact: check those with --git)"
+        elif skipped:
             note += f", {skipped} not checked (no --git for their repository{'' if args.online else ' and --online not set'})"
         print(note)
     return 1 if fails(findings, args.strict) else 0

@@ -82,6 +82,7 @@ _ALL = [
     Code("SRC103", "snippet-shifted", "error", "the snippet is in the file, at other lines: set start_line, end_line and line to where it stands"),
     Code("SRC104", "message-not-at-line", "warning", "source.line should point at the statement that raises or builds the message; check the line number"),
     Code("SRC105", "fetch-failed", "error", "the raw-file host could not be reached; check --base-url and the network, or verify from a local checkout with --git"),
+    Code("SRC106", "release-artifact-differs", "error", "the release artifact is not the file the record was checked in: correct source.release (artifact and sha256) to the published file, and re-check the snippet in it"),
     Code("TRN001", "missing-translation", "warning", "add the Chinese text in the `<field>_zh` key beside the English one"),
     Code("TRN002", "zh-structure-mismatch", "error", "the `_zh` field must mirror the English one: same list length, same mapping keys, and an English field beside it"),
     Code("TRN003", "zh-not-chinese", "error", "write the `_zh` text in Chinese; it holds no Chinese characters"),

@@ -1,7 +1,8 @@
 """verify-sources: compare each record's snippet with the real file at its pinned commit.
 
-Two ways to read upstream files: a local git checkout or mirror (`git show <commit>:<path>`), or, only when
-asked, the repository host's raw-file URLs. Nothing is fetched unless `online` is set.
+Three ways to read upstream files: a local git checkout or mirror (`git show <commit>:<path>`); only when asked,
+the repository host's raw-file URLs; or (`--release`) the release artifact the record names, from the package
+index or a folder of saved artifacts (generator.artifacts), checked against its sha256.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from .checks.source import snippet_lines
 from .findings import Finding, make
 from .load import RawRecord
-from .model import Record
+from . import artifacts
+from .model import Record, Source
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -41,9 +43,29 @@ class Sources:
     online: bool = False
     base_url: str = DEFAULT_BASE_URL
     timeout: float = 20.0
+    releases: Path | None = None  # a cache folder: read each snippet's file from its release artifact instead
+    find_links: list[Path] = field(default_factory=list)
 
     def can_read(self, repo: str) -> bool:
         return repo in self.git or self.online
+
+    def can_read_source(self, source: Source) -> bool:
+        if self.releases is not None:
+            r = source.release
+            return r is not None and bool(r.package and r.artifact)
+        return self.can_read(source.repo)
+
+    def read_source(self, source: Source) -> str:
+        """The file the snippet comes from: at its commit, or (release mode) inside its release's artifact."""
+        if self.releases is None:
+            return self.read(source.repo, source.commit, source.path)
+        assert source.release is not None
+        try:
+            return artifacts.read_member(artifacts.fetch(source.release, self.releases, self.find_links), source.path)
+        except artifacts.ArtifactMismatch:
+            raise
+        except artifacts.ArtifactError as exc:
+            raise Unavailable(str(exc)) from exc
 
     def read(self, repo: str, commit: str, path: str) -> str:
         if repo in self.git:
@@ -92,10 +114,12 @@ def _short_diff(expected: list[str], actual: list[str], start: int) -> str:
 def verify_record(raw: RawRecord, record: Record, sources: Sources) -> list[Finding]:
     """Findings for one record's source block against the file at its commit."""
     s = record.source
-    if s is None or not sources.can_read(s.repo):
+    if s is None or not sources.can_read_source(s):
         return []
     try:
-        text = sources.read(s.repo, s.commit, s.path)
+        text = sources.read_source(s)
+    except artifacts.ArtifactMismatch as exc:
+        return [make("SRC106", raw.path, "/source/release/sha256", str(exc), raw.pos("/source/release/sha256"))]
     except Unavailable as exc:
         return [make("SRC101", raw.path, "/source/commit", str(exc), raw.pos("/source/commit"))]
     except FetchFailed as exc:
@@ -141,7 +165,7 @@ def verify(raws: list[RawRecord], records: list[Record], sources: Sources) -> tu
         record = by_id.get(raw.data.get("id"))
         if record is None or record.source is None:
             continue
-        if not sources.can_read(record.source.repo):
+        if not sources.can_read_source(record.source):
             skipped += 1
             continue
         checked += 1

@@ -146,3 +146,76 @@ def test_bad_arguments_are_usage_errors(tmp_path, capsys) -> None:
     assert main(["verify-sources", "--git", "no-equals-sign"]) == 2
     assert main(["verify-sources", "--git", f"a/b={tmp_path / 'missing'}"]) == 2
     assert main(["verify-sources", "--online", "--base-url", "file:///etc"]) == 2
+
+
+# ---------------------------------------------------------------- --release: the snippet inside the release's artifact
+
+def _wheel(folder: Path, version: str = "1.2.0", code: list[str] = CODE) -> Path:
+    """A real wheel of a package `fixture-engine` whose `engine/cache.py` holds `code` (no network needed)."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"fixture_engine-{version}-py3-none-any.whl"
+    info = f"fixture_engine-{version}.dist-info"
+    with zipfile.ZipFile(path, "w") as wheel:
+        wheel.writestr("engine/__init__.py", "")
+        wheel.writestr("engine/cache.py", "\n".join(code))
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: fixture-engine\nVersion: {version}\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+    return path
+
+
+def _release(wheel: Path, sha: str | None = None) -> dict:
+    from generator.artifacts import sha256_file
+
+    return {"version": "1.2.0", "package": "fixture-engine", "artifact": wheel.name, "sha256": sha or sha256_file(wheel)}
+
+
+def test_release_mode_checks_the_snippet_in_the_named_artifact(tmp_path, capsys) -> None:
+    wheel = _wheel(tmp_path / "index")
+    # The repository path is src/engine/cache.py; the wheel has it as engine/cache.py.
+    data = _record(tmp_path, "0" * 40, path="src/engine/cache.py", release=_release(wheel))
+    args = ("--release", "--find-links", str(tmp_path / "index"), "--cache", str(tmp_path / "cache"))
+    code, out = _run(capsys, data, *args)
+    assert code == 0 and "1 snippets checked against their release artifacts" in out
+    assert (tmp_path / "cache/artifacts" / _release(wheel)["sha256"] / wheel.name).is_file()  # kept for next time
+    (tmp_path / "index" / wheel.name).unlink()
+    code, out = _run(capsys, data, *args)  # from the cache alone
+    assert code == 0 and "1 snippets checked" in out
+
+
+def test_release_mode_reports_another_artifact_and_a_changed_file(tmp_path, capsys) -> None:
+    wheel = _wheel(tmp_path / "index")
+    args = ("--release", "--find-links", str(tmp_path / "index"), "--cache", str(tmp_path / "cache"))
+    data = _record(tmp_path, "0" * 40, release=_release(wheel, sha="f" * 64))
+    code, out = _run(capsys, data, *args)
+    assert code == 1 and "error[SRC106] /source/release/sha256" in out
+    edited = CODE[:3] + ['        raise ValueError("changed")'] + CODE[4:]
+    wheel = _wheel(tmp_path / "index2", code=edited)
+    data = _record(tmp_path, "0" * 40, release=_release(wheel))
+    code, out = _run(capsys, data, "--release", "--find-links", str(tmp_path / "index2"), "--cache", str(tmp_path / "cache2"))
+    assert code == 1 and "error[SRC102]" in out
+    data = _record(tmp_path, "0" * 40, release={**_release(wheel), "version": "9.9.9"})
+    code, out = _run(capsys, data, "--release", "--find-links", str(tmp_path / "index2"), "--cache", str(tmp_path / "cache3"))
+    assert code == 1 and "error[SRC101]" in out and "fixture-engine==9.9.9" in out
+
+
+def test_release_mode_skips_records_without_a_package_artifact(tmp_path, capsys, upstream) -> None:
+    _, commit = upstream
+    data = _record(tmp_path, commit, release={"version": "1.2.0", "tag": "v1.2.0"})
+    code, out = _run(capsys, data, "--release", "--cache", str(tmp_path / "cache"))
+    assert code == 0 and "0 snippets checked" in out and "1 not checked" in out
+
+
+def test_pip_is_asked_for_exactly_the_named_wheel() -> None:
+    from generator.artifacts import pip_arguments
+    from generator.model import Release
+
+    args = pip_arguments(Release(version="0.24.0", package="vllm", artifact="vllm-0.24.0-cp38-abi3-manylinux_2_28_x86_64.whl"))
+    assert args[-1] == "vllm==0.24.0" and "--only-binary" in args
+    assert args[args.index("--abi") + 1] == "abi3" and args[args.index("--platform") + 1] == "manylinux_2_28_x86_64"
+    args = pip_arguments(Release(version="0.3.35", package="llama-cpp-python", artifact="llama_cpp_python-0.3.35.tar.gz"))
+    assert "--no-binary" in args and "--platform" not in args
+    args = pip_arguments(Release(version="5.15.0", package="transformers", artifact="transformers-5.15.0-py3-none-any.whl"))
+    assert "--platform" not in args and "--only-binary" in args
