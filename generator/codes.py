@@ -59,6 +59,7 @@ _ALL = [
     Code("REC008", "date-in-future", "error", "dates say when something happened: use today's date or an earlier one"),
     Code("REC009", "report-about-missing-fix", "error", "point `fix` at an existing solution, workaround or dead end, e.g. /solutions/0 (counting from 0)"),
     Code("REC010", "example-provenance", "error", "give each example either `seen: <URL of the public report where the line was posted>` or `constructed: true` when you made it from the template"),
+    Code("REC011", "tier-not-backed", "error", "say what backs the tier: source_verified needs source.release.checked (the date the snippet was compared with its release); reproduced and maintainer_confirmed need provenance.confirmation (a public link); otherwise use community"),
     Code("XRC001", "duplicate-id", "error", "ids and aliases are unique across the dataset and never reused; choose another id or drop the alias"),
     Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
     Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),

@@ -142,6 +142,9 @@ class Release(_Model):
     tag: Line | None = Field(None, description="The git tag of the release, e.g. `v0.24.0`.")
     artifact: Line | None = Field(None, description="The published file the snippet was checked in (a wheel, an sdist).")
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(None, description="That file's sha256.")
+    checked: Date | None = Field(
+        None, description="When the snippet was last compared, byte for byte, with the file in that release."
+    )
 
 
 class Source(_Model):
@@ -255,7 +258,13 @@ class Origin(_Model):
 class Provenance(_Model):
     """How the record was made and checked. Numbers are never typed: they are counted from `reports`."""
 
-    verification_tier: VerificationTier
+    verification_tier: VerificationTier = Field(
+        description="What was checked: `source_verified` needs the snippet compared with its release "
+        "(source.release.checked); `reproduced` and `maintainer_confirmed` need a public `confirmation` link."
+    )
+    confirmation: Url | None = Field(
+        None, description="A public link where the error and its fix were reproduced, or a maintainer confirmed them."
+    )
     first_seen: Date | None = None
     last_confirmed: Date | None = None
     last_updated: Date

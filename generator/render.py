@@ -163,9 +163,27 @@ def _related(record: Record, page: _Page, data: Dataset) -> list[tuple[str, list
     return [(key, items) for key, items in ((key, entries(names)) for key, names in kinds) if items]
 
 
+def _checks(record: Record, lang: str) -> list[dict[str, Any]]:
+    """What was mechanically checked, each with its date or count: what the verification tier stands on."""
+    L = LABELS[lang]
+    out = []
+    release = record.source.release if record.source else None
+    if release is not None and release.checked:
+        where = release.artifact or release.tag or release.version
+        text = L["check_snippet"].format(where=where, version=release.version)
+        out.append({"text": clean(text), "date": release.checked, "sha256": release.sha256})
+    seen = sum(1 for e in record.error.examples if e.seen)
+    out.append({"text": L["check_examples"].format(k=seen, n=len(record.error.examples)), "date": None, "sha256": None})
+    if record.reports:
+        out.append({"text": L["check_reports"].format(n=len(record.reports)), "date": max(r.date for r in record.reports), "sha256": None})
+    return out
+
+
 def _provenance(record: Record, lang: str) -> dict[str, Any]:
     p = record.provenance
     return {
+        "checks": _checks(record, lang),
+        "confirmation": safe_url(p.confirmation),
         "tier": p.verification_tier,
         "tier_label": VALUE_LABELS[lang][p.verification_tier],
         "estimates": [

@@ -56,7 +56,7 @@ def fixture_data() -> list[dict[str, Any]]:
             {"fix": "/workarounds/0", "url": f"https://example.org/issue/{n}", "outcome": outcome, "date": "2025-12-0" + str(n)}
             for n, outcome in zip(range(1, 7), ["worked", "worked", "worked", "failed", "partial", "worked"])
         ] + [{"fix": "/solutions/0", "url": "https://example.org/issue/8", "outcome": "worked", "date": "2025-11-30", "version": "engine 1.2", "quote": "fewer slots did it"}],
-        "provenance": {"verification_tier": "reproduced", "last_updated": "2026-01-02"},
+        "provenance": {"verification_tier": "reproduced", "confirmation": "https://example.org/issue/9", "last_updated": "2026-01-02"},
     }
     retired = {
         "id": "zz-fixture/retired-thing",

@@ -47,6 +47,14 @@ def dates(raw: RawRecord) -> Iterator[Finding]:
         latest = today() + FUTURE_MARGIN
         if day > latest:
             yield make("REC008", raw.path, pointer, f"{name} {day.isoformat()} is in the future (latest allowed: {latest.isoformat()})", raw.pos(pointer))
+    checked = get(raw.data, "source", "release", "checked", kind=str)
+    if checked is not None:
+        try:
+            day = dt.date.fromisoformat(checked)
+        except ValueError:
+            day = None
+        if day is not None and day > today() + FUTURE_MARGIN:
+            yield make("REC008", raw.path, "/source/release/checked", f"checked {checked} is in the future", raw.pos("/source/release/checked"))
     analyzed = get(raw.data, "provenance", "analyzed_at", kind=str)
     if analyzed is not None:
         try:
@@ -159,3 +167,14 @@ def a_real_example_or_why_not(raw: RawRecord) -> Iterator[Finding]:
         return  # an example that says nothing of where it comes from is REC010's finding
     if not any(isinstance(e, dict) and e.get("seen") is not None for e in examples):
         yield make("RGX008", raw.path, "/error/examples", "no example is seen in a public report, and error.unseen does not say why", raw.pos("/error/examples", key=True))
+
+
+@record_check
+def tier_is_backed(raw: RawRecord) -> Iterator[Finding]:
+    """REC011: a verification tier is a claim about what was checked; the record must carry what backs it."""
+    tier = get(raw.data, "provenance", "verification_tier", kind=str)
+    pointer = "/provenance/verification_tier"
+    if tier == "source_verified" and get(raw.data, "source", "release", "checked", kind=str) is None:
+        yield make("REC011", raw.path, pointer, "source_verified, but source.release.checked does not say when the snippet was compared with its release", raw.pos(pointer))
+    if tier in ("reproduced", "maintainer_confirmed") and get(raw.data, "provenance", "confirmation", kind=str) is None:
+        yield make("REC011", raw.path, pointer, f"{tier}, but provenance.confirmation links no public report of it", raw.pos(pointer))
