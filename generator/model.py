@@ -140,7 +140,10 @@ class Release(_Model):
         None, description="The package index name the release is published under, e.g. `vllm`; absent for a git tag only."
     )
     tag: Line | None = Field(None, description="The git tag of the release, e.g. `v0.24.0`.")
-    artifact: Line | None = Field(None, description="The published file the snippet was checked in (a wheel, an sdist).")
+    artifact: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.(?:whl|zip|tar\.gz|tar\.xz|tar\.bz2)$", max_length=200)] | None = Field(
+        None, description="The file name of the published artifact the snippet was checked in: a wheel or an sdist on the "
+        "package index when `package` is set, or another project's source archive (then without `package`).",
+    )
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(None, description="That file's sha256.")
     checked: Date | None = Field(
         None, description="When the snippet was last compared, byte for byte, with the file in that release."
