@@ -52,7 +52,8 @@ class Sources:
     def can_read_source(self, source: Source) -> bool:
         if self.releases is not None:
             r = source.release
-            return r is not None and bool(r.package and r.artifact)
+            # A package-index artifact, or a git tag read from a local mirror (--git) of the repository.
+            return r is not None and (bool(r.package and r.artifact) or bool(r.tag and source.repo in self.git))
         return self.can_read(source.repo)
 
     def read_source(self, source: Source) -> str:
@@ -60,6 +61,8 @@ class Sources:
         if self.releases is None:
             return self.read(source.repo, source.commit, source.path)
         assert source.release is not None
+        if not (source.release.package and source.release.artifact):
+            return self._read_tag(source)
         try:
             return artifacts.read_member(artifacts.fetch(source.release, self.releases, self.find_links), source.path)
         except artifacts.ArtifactMismatch:
@@ -81,6 +84,21 @@ class Sources:
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise FetchFailed(f"{url} could not be fetched: {getattr(exc, 'reason', exc)}") from exc
         return body.decode("utf-8", "replace")
+
+
+    def _read_tag(self, source: Source) -> str:
+        """The file at the release's git tag, which must be the record's commit."""
+        assert source.release is not None and source.release.tag
+        gitdir = self.git[source.repo]
+        tag = source.release.tag
+        if tag.startswith("-"):
+            raise Unavailable(f"not a tag git can be asked for: {tag}")
+        done = subprocess.run(["git", "-C", str(gitdir), "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}"], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Unavailable(f"tag {tag} is not in {gitdir}")
+        if done.stdout.strip() != source.commit:
+            raise artifacts.ArtifactMismatch(f"tag {tag} is commit {done.stdout.strip()}, not the record's {source.commit}")
+        return _git_show(gitdir, source.commit, source.path)
 
 
 def _git_show(gitdir: Path, commit: str, path: str) -> str:

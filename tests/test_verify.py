@@ -219,3 +219,17 @@ def test_pip_is_asked_for_exactly_the_named_wheel() -> None:
     assert "--no-binary" in args and "--platform" not in args
     args = pip_arguments(Release(version="5.15.0", package="transformers", artifact="transformers-5.15.0-py3-none-any.whl"))
     assert "--platform" not in args and "--only-binary" in args
+
+
+def test_release_mode_reads_a_git_tag_from_a_mirror(tmp_path, capsys, upstream) -> None:
+    repo, commit = upstream
+    _git(repo, "tag", "v1.2.0")
+    data = _record(tmp_path, commit, release={"version": "1.2.0", "tag": "v1.2.0"})
+    code, out = _run(capsys, data, "--release", "--git", f"example-org/engine={repo}", "--cache", str(tmp_path / "c"))
+    assert code == 0 and "1 snippets checked" in out
+    (repo / "engine/other.py").write_text("x = 1\n", encoding="utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "later")
+    _git(repo, "tag", "-f", "v1.2.0")  # the tag now names another commit than the record's
+    code, out = _run(capsys, data, "--release", "--git", f"example-org/engine={repo}", "--cache", str(tmp_path / "c"))
+    assert code == 1 and "error[SRC106]" in out and "is commit" in out
