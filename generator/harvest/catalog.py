@@ -25,6 +25,7 @@ from .fetch import Cache
 from .sites import Site
 from .templates import entry_id, pattern_for, tier
 
+MAX_VARIANTS = 8
 EXTRACTOR_VERSION = "1"  # bump when extraction changes: cached results of older extractors are not reused
 ENTRY_KEYS = ("exception", "first", "function", "id", "kind", "last", "level", "literal", "pattern", "project",
               "releases", "sites", "specificity", "template", "tier")
@@ -150,13 +151,15 @@ class Fold:
         self.releases.append(version)
 
     def link_variants(self) -> None:
-        """Entries of one function whose patterns are the same stable part are wordings of one message."""
-        groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+        """Entries whose patterns are the same stable part are wordings of one message (earlier or later, or
+        per backend): each lists the others, in groups of at most MAX_VARIANTS (larger groups share only a
+        generic first sentence)."""
+        groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in self.entries.values():
             entry.variants = []
-            groups[(entry.pattern, entry.function)].append(entry)
+            groups[entry.pattern].append(entry)
         for group in groups.values():
-            if len(group) > 1:
+            if 1 < len(group) <= MAX_VARIANTS:
                 for entry in group:
                     entry.variants = sorted(e.id for e in group if e is not entry)
 
