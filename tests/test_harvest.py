@@ -479,6 +479,16 @@ def test_new_releases_extend_the_catalog(workspace, monkeypatch) -> None:
     assert '"1.2", "1.3"' in ws.config.read_text() and "2.0rc1" not in ws.config.read_text()
 
 
+def test_a_respaced_template_keeps_its_id_and_gets_a_matching_pattern() -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["demo"]
+    fold = Fold(project)
+    fold.add_release("1.0", [("demo/a.py", Site("vocab does not have a  SEP token, reranking will not work", "log", 1, "", "f", None, "warning"))])
+    fold.add_release("1.1", [("demo/a.py", Site("vocab does not have a SEP token, reranking will not work", "log", 1, "", "f", None, "warning"))])
+    (entry,) = fold.entries.values()
+    assert entry.releases == [["1.0", "1.1"]]
+    assert compile_pattern(entry.pattern).search(entry.template)
+
+
 def test_add_releases_to_config_keeps_comments() -> None:
     text = "# top\nprojects:\n  a:\n    repo: x/y\n    releases: [\"1\"]\n  b:\n    releases: [\"2\"]  # b's\n"
     assert add_releases_to_config(text, "b", ["3", "4"]) == text.replace('["2"]', '["2", "3", "4"]')

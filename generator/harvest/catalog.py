@@ -136,6 +136,11 @@ class Fold:
                     continue
                 entry = Entry(eid, self.project.slug, "", found.pattern, found.literal, found.specificity, site.kind, None, None, "internal", "")
                 self.entries[eid] = entry
+            if entry.template and entry.template != site.template.strip():
+                # the same normalised template, spaced differently: the pattern follows the newest spelling
+                found = pattern_for(site.template)
+                if found is not None:
+                    entry.pattern, entry.literal, entry.specificity = found.pattern, found.literal, found.specificity
             entry.template = site.template.strip()
             entry.kind, entry.exception, entry.level, entry.function = site.kind, site.exception, site.level, site.function
             entry.tier = "user" if rank == 0 else "internal"
