@@ -472,10 +472,9 @@ def test_new_releases_extend_the_catalog(workspace, monkeypatch) -> None:
     assert _harvest(ws, "demo", "--releases", "1.0", "1.1") == 0
     monkeypatch.setattr("generator.harvest.run.pypi_versions", lambda project: ["1.3", "1.2", "1.1", "1.0", "2.0rc1"])
     assert _harvest(ws, "demo", "--new") == 0
-    full = Fold  # the same catalog as harvesting every release at once
     incremental = (ws.catalog / "demo.jsonl").read_bytes()
     assert _harvest(ws, "demo", "--releases", "1.0", "1.1", "1.2", "1.3") == 0
-    assert (ws.catalog / "demo.jsonl").read_bytes() == incremental and full
+    assert (ws.catalog / "demo.jsonl").read_bytes() == incremental  # the same catalog as every release at once
     assert '"1.2", "1.3"' in ws.config.read_text() and "2.0rc1" not in ws.config.read_text()
 
 
