@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup validate build serve test bench clean
+.PHONY: setup validate build serve test bench harvest clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,15 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m bench.validate
+
+# The catalog: every release listed in data/catalog/projects.yaml (PROJECTS="vllm sglang" for some), downloads
+# and extraction cached in ~/.cache/errdex; TGI is read from a bare clone at TGI_GIT (made when missing).
+TGI_GIT ?= $(HOME)/.cache/errdex/git/text-generation-inference.git
+PROJECTS ?=
+harvest: setup
+	test -d "$(TGI_GIT)" || git clone --quiet --bare https://github.com/huggingface/text-generation-inference "$(TGI_GIT)"
+	nice -n 10 $(BIN)/errdex harvest $(PROJECTS) --git "huggingface/text-generation-inference=$(TGI_GIT)"
+	$(BIN)/errdex stats --links data/catalog/links.json
 
 clean:
 	rm -rf site build .pytest_cache

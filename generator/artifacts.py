@@ -8,8 +8,6 @@ the check runs offline from a folder of saved artifacts.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -19,6 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from .harvest.fetch import default_cache, sha256_file  # noqa: F401  (one cache, one hash for harvest and verify)
 from .model import Release
 
 MAX_MEMBER_BYTES = 8 * 1024 * 1024
@@ -32,18 +31,6 @@ class ArtifactError(Exception):
 
 class ArtifactMismatch(ArtifactError):
     """The artifact brought is not the one the record names (another sha256)."""
-
-
-def default_cache() -> Path:
-    return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def pip_arguments(release: Release) -> list[str]:

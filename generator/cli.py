@@ -61,11 +61,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", default=None, help="raw-file host, files at BASE/OWNER/NAME/COMMIT/PATH (default: https://raw.githubusercontent.com)")
     p.add_argument("--release", action="store_true", help="check each snippet in the release artifact its record names (source.release), fetched with pip and kept in the cache")
     p.add_argument("--find-links", action="append", default=[], type=Path, metavar="DIR", help="with --release: take artifacts from this folder only, offline (repeatable)")
-    p.add_argument("--cache", type=Path, default=None, metavar="DIR", help="with --release: where artifacts are kept (default: $ERRDEX_CACHE or ~/.cache/errdex)")
+    p.add_argument("--cache", type=Path, default=None, metavar="DIR", help="with --release or --catalog: the cache of artifacts and harvested sources (default: $ERRDEX_CACHE or ~/.cache/errdex)")
     p.add_argument("--format", choices=sorted(FORMATTERS), default="text")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help=argparse.SUPPRESS)
+    p.add_argument("--catalog", action="store_true", help="instead of records, re-extract catalog entries from the cached release sources")
+    p.add_argument("--sample", type=int, default=50, metavar="N", help="with --catalog: how many random entries to re-extract (default: 50; 0 for all)")
+    p.add_argument("--seed", type=int, default=None, help="with --catalog: random seed, to repeat a sample")
     p.set_defaults(func=cmd_verify_sources)
+
+    p = sub.add_parser("harvest", help="extract every error message of projects' releases into data/catalog")
+    p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: all)")
+    p.add_argument("--releases", nargs="+", metavar="VERSION", help="harvest these releases (default: those listed in projects.yaml)")
+    p.add_argument("--new", action="store_true", help="add only upstream releases newer than the catalog's last (and list them in projects.yaml)")
+    p.add_argument("--cache", type=Path, default=None, help="the download and extraction cache (default: ~/.cache/errdex or $ERRDEX_CACHE)")
+    p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="a local clone or mirror for a project read from git (repeatable)")
+    p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_harvest)
+
+    p = sub.add_parser("stats", help="per project: catalog templates, user-facing ones, curated records and coverage")
+    p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--catalog", type=Path, default=None, help="the catalog folder (default: data/catalog)")
+    p.add_argument("--links", type=Path, default=None, metavar="FILE", help="also write the record -> catalog entry links as JSON")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("match", help="find the known errors in a log or traceback, ranked, with the records' pages")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the log to read; - or nothing for standard input")
@@ -92,7 +112,29 @@ def _parser() -> argparse.ArgumentParser:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .pipeline import check
 
-    result = check(args.paths or None, args.root, args.strict, models=False)
+    from .checks.catalog import check_catalog, is_catalog_path
+    from .harvest.config import CATALOG_ROOT
+
+    catalogs = [p for p in args.paths if is_catalog_path(p)]
+    record_paths = [p for p in args.paths if not is_catalog_path(p)]
+    if not args.paths and (CATALOG_ROOT / "releases.json").is_file():
+        catalogs = [CATALOG_ROOT]
+    result = check(record_paths or None, args.root, args.strict, models=False) if record_paths or not args.paths else None
+    if result is None:
+        from .pipeline import Checked
+
+        result = Checked(raws=[], findings=[], strict=args.strict)
+    extra = []
+    for path in catalogs:
+        if path.is_dir():
+            extra += check_catalog(path)
+        else:
+            from .checks.catalog import check_catalog_file, release_order
+
+            releases, bad = release_order(path.parent)
+            extra += bad + list(check_catalog_file(path, releases.get(path.name[: -len(".jsonl")]) if releases else None))
+    if extra:
+        result.findings = sorted(result.findings + extra)
     if args.base:
         from .history import HistoryError, names_at, removed_names
 
@@ -193,6 +235,11 @@ def cmd_mark_translated(args: argparse.Namespace) -> int:
 
 def cmd_verify_sources(args: argparse.Namespace) -> int:
     from .findings import fails
+
+    if args.catalog:
+        from .harvest.verify import verify_catalog_cli
+
+        return verify_catalog_cli(args)
     from .pipeline import check
     from .verify import DEFAULT_BASE_URL, Sources, verify
 
@@ -225,6 +272,77 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
             note += f", {skipped} not checked (no --git for their repository{'' if args.online else ' and --online not set'})"
         print(note)
     return 1 if fails(findings, args.strict) else 0
+
+
+def _git_dirs(items: list[str], command: str) -> dict[str, Path] | None:
+    git = {}
+    for item in items:
+        repo, sep, path = item.partition("=")
+        if not sep or "/" not in repo or not Path(path).is_dir():
+            sys.stderr.write(f"errdex {command}: --git wants OWNER/NAME=PATH to an existing folder, not {item!r}\n")
+            return None
+        git[repo] = Path(path)
+    return git
+
+
+def cmd_harvest(args: argparse.Namespace) -> int:
+    from .harvest.config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
+    from .harvest.fetch import Cache, default_cache
+    from .harvest.run import harvest
+
+    config = args.config or CONFIG_PATH
+    try:
+        projects = load_config(config)
+    except (OSError, ConfigError) as exc:
+        sys.stderr.write(f"errdex harvest: {config}: {exc}\n")
+        return 2
+    unknown = [p for p in args.projects if p not in projects]
+    if unknown:
+        sys.stderr.write(f"errdex harvest: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
+        return 2
+    if args.releases and len(args.projects) != 1:
+        sys.stderr.write("errdex harvest: --releases needs exactly one PROJECT\n")
+        return 2
+    git = _git_dirs(args.git, "harvest")
+    if git is None:
+        return 2
+    chosen = {slug: projects[slug] for slug in (args.projects or projects)}
+    outcome = harvest(chosen, args.releases, Cache(args.cache or default_cache()), git, new=args.new,
+                      root=args.out or CATALOG_ROOT, config_path=config)
+    for path in outcome.written:
+        print(f"wrote {path}")
+    for slug, versions in outcome.added.items():
+        print(f"{slug}: added {', '.join(versions)}")
+    for failure in outcome.failures:
+        sys.stderr.write(f"errdex harvest: {failure}\n")
+    return 1 if outcome.failures else 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from .harvest.catalog import catalog_path, read_catalog, read_releases
+    from .harvest.config import CATALOG_ROOT, load_config
+    from .harvest.stats import format_stats, link_records, project_stats, write_links
+    from .pipeline import check
+
+    root = args.catalog or CATALOG_ROOT
+    projects = load_config(root / "projects.yaml")
+    result = check([args.data], args.data)
+    if result.failed:
+        sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
+        return 2
+    catalogs = {slug: read_catalog(catalog_path(slug, root)) for slug in projects if catalog_path(slug, root).is_file()}
+    links = link_records(result.records, catalogs, projects)
+    rows = project_stats(result.records, catalogs, projects, read_releases(root), links)
+    if args.links:
+        write_links(links, args.links)
+    if args.format == "json":
+        print(json.dumps([{**vars(r), "share": round(r.share, 4)} for r in rows], indent=1))
+    else:
+        sys.stdout.write(format_stats(rows))
+        print(f"{len(links)} curated records link to {sum(map(len, links.values()))} catalog entries (an entry's pattern finds the record's examples)")
+    return 0
 
 
 def cmd_match(args: argparse.Namespace) -> int:

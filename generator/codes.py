@@ -28,6 +28,7 @@ FAMILIES = {
     "RGX": "regex: the pattern and its examples",
     "SRC": "source: the pinned snippet",
     "TRN": "translation: the Chinese fields",
+    "CAT": "catalog: the harvested catalog in data/catalog",
 }
 
 _ALL = [
@@ -88,6 +89,17 @@ _ALL = [
     Code("TRN002", "zh-structure-mismatch", "error", "the `_zh` field must mirror the English one: same list length, same mapping keys, and an English field beside it"),
     Code("TRN003", "zh-not-chinese", "error", "write the `_zh` text in Chinese; it holds no Chinese characters"),
     Code("TRN004", "zh-copy-of-english", "error", "the `_zh` text is the English text copied; translate it"),
+    Code("CAT001", "catalog-not-json", "error", "each line of a catalog file is one JSON object; regenerate the file with `errdex harvest` rather than editing it by hand"),
+    Code("CAT002", "catalog-schema", "error", "make the entry match schema/catalog.schema.json (the message names the field); `errdex harvest` writes valid entries"),
+    Code("CAT003", "catalog-duplicate-id", "error", "an id appears once per catalog file: one entry per normalised template; regenerate the file"),
+    Code("CAT004", "catalog-id-mismatch", "error", "the id is the project (the file's name) + '/' + the first 16 hex of sha256(project + NUL + normalised template); regenerate the file"),
+    Code("CAT005", "catalog-unportable-pattern", "error", "the pattern must be in the subset RE2 and JavaScript share (generator/portable.py); fix the pattern generator in generator/harvest/templates.py"),
+    Code("CAT006", "catalog-pattern-too-broad", "error", "a catalog pattern needs fixed text of 4 or more characters and must not match ordinary text; drop the entry or match a longer part of the template"),
+    Code("CAT007", "catalog-not-canonical", "error", "write one entry per line as compact JSON with sorted keys, lines sorted by id, LF line ends (what `errdex harvest` writes)"),
+    Code("CAT008", "catalog-unknown-release", "error", "every version in releases, sites, first and last must be a release of the project in data/catalog/releases.json, ranges oldest to newest"),
+    Code("CAT009", "catalog-pattern-misses-template", "error", "the pattern must find its own template (holes filled in); match a stable part of the template"),
+    Code("CAT101", "catalog-site-not-found", "error", "re-extracting the release's file did not find the entry at the recorded path and line; re-harvest the project (`errdex harvest PROJECT`)"),
+    Code("CAT102", "catalog-source-not-cached", "warning", "the release's source is not in the cache: run `errdex harvest PROJECT --releases VERSION` (or pass --cache) before verifying"),
     Code("TRN005", "stale-translation", "warning", "bring the Chinese up to date with the English, then run `errdex mark-translated <file>` to record the review"),
 ]
 

@@ -1,0 +1,226 @@
+"""Sites per release -> catalog entries with version ranges; the catalog files' writer and reader.
+
+The catalog is a fold over a project's releases, oldest first: each release's sites are grouped by entry id
+(the normalised template), and each entry's `releases` ranges and `sites` ranges are extended or opened. The
+same fold continues an existing catalog with newer releases (`errdex harvest --new`), so a scheduled run needs
+only the new releases' artifacts. A site range holds while the file and the statement's text stay the same;
+its `line` is the line in the range's last release (`to`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from .config import CATALOG_ROOT, Project
+from .extract_python import extract_python
+from .extract_tree_sitter import extract_c, extract_rust
+from .fetch import Cache
+from .sites import Site
+from .templates import entry_id, pattern_for, tier
+
+MAX_VARIANTS = 8
+EXTRACTOR_VERSION = "1"  # bump when extraction changes: cached results of older extractors are not reused
+ENTRY_KEYS = ("exception", "first", "function", "id", "kind", "last", "level", "literal", "pattern", "project",
+              "releases", "sites", "specificity", "template", "tier")
+
+
+def version_key(version: str):
+    try:
+        return (0, Version(version))
+    except InvalidVersion:
+        return (1, version)
+
+
+def sites_of_file(cache: Cache, project: Project, path: str, sha: str) -> list[Site]:
+    """The sites in one file, parsed once per content (and extractor and call table)."""
+    lang = project.language_of(path)
+    if lang is None:
+        return []
+    flavour = lang
+    if lang in ("c", "cpp"):
+        import hashlib
+
+        calls = json.dumps({k: vars(v) for k, v in sorted(project.c_calls.items())}, sort_keys=True)
+        flavour += "-" + hashlib.sha256(calls.encode()).hexdigest()[:12]
+    store = cache.root / "sites" / EXTRACTOR_VERSION / flavour / sha[:2] / f"{sha}.json"
+    if store.is_file():
+        return [Site.from_json(d) for d in json.loads(store.read_text(encoding="utf-8"))]
+    source = cache.get_blob(sha)
+    if lang == "python":
+        sites = extract_python(source)
+    elif lang == "rust":
+        sites = extract_rust(source)
+    else:
+        sites = extract_c(source, lang, project.c_calls)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    tmp = store.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps([s.to_json() for s in sites], ensure_ascii=False), encoding="utf-8")
+    tmp.replace(store)
+    return sites
+
+
+def release_sites(cache: Cache, project: Project, manifest: dict) -> Iterator[tuple[str, Site]]:
+    """(path, site) for every error site of one release, in path order."""
+    for path, sha in sorted(manifest["files"].items()):
+        for site in sites_of_file(cache, project, path, sha):
+            yield path, site
+
+
+@dataclass
+class Entry:
+    """One catalog entry as it is built (the JSON object of CATALOG_FORMAT.md)."""
+
+    id: str
+    project: str
+    template: str
+    pattern: str
+    literal: str
+    specificity: int
+    kind: str
+    exception: str | None
+    level: str | None
+    tier: str
+    function: str
+    sites: list[dict] = field(default_factory=list)
+    releases: list[list[str]] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        data = {k: getattr(self, k) for k in ENTRY_KEYS if k not in ("first", "last")}
+        data["first"] = self.releases[0][0]
+        data["last"] = self.releases[-1][1]
+        if self.variants:
+            data["variants"] = sorted(self.variants)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Entry":
+        kwargs = {k: data[k] for k in ENTRY_KEYS if k not in ("first", "last")}
+        return cls(**kwargs, variants=list(data.get("variants", [])))
+
+
+@dataclass
+class Fold:
+    """The catalog of one project, built release by release (oldest first)."""
+
+    project: Project
+    entries: dict[str, Entry] = field(default_factory=dict)
+    releases: list[str] = field(default_factory=list)
+    dropped: set[str] = field(default_factory=set)  # templates with no specific pattern (e.g. "{}: {}")
+
+    def add_release(self, version: str, sites: Iterable[tuple[str, Site]]) -> None:
+        previous = self.releases[-1] if self.releases else None
+        if previous is not None and version_key(version) <= version_key(previous):
+            raise ValueError(f"{self.project.slug} {version} is not newer than {previous}: rebuild the catalog from the cache instead")
+        grouped: dict[str, list[tuple[int, str, int, Site]]] = defaultdict(list)
+        for path, site in sites:
+            user = self.project.is_user_path(path)
+            rank = 0 if tier(site, user) == "user" else 1
+            grouped[entry_id(self.project.slug, site.template)].append((rank, path, site.line, site))
+        for eid, candidates in grouped.items():
+            rank, path, _, site = min(candidates, key=lambda c: c[:3])
+            entry = self.entries.get(eid)
+            if entry is None:
+                if eid in self.dropped:
+                    continue
+                found = pattern_for(site.template)
+                if found is None:
+                    self.dropped.add(eid)
+                    continue
+                entry = Entry(eid, self.project.slug, "", found.pattern, found.literal, found.specificity, site.kind, None, None, "internal", "")
+                self.entries[eid] = entry
+            if entry.template and entry.template != site.template.strip():
+                # the same normalised template, spaced differently: the pattern follows the newest spelling
+                found = pattern_for(site.template)
+                if found is not None:
+                    entry.pattern, entry.literal, entry.specificity = found.pattern, found.literal, found.specificity
+            entry.template = site.template.strip()
+            entry.kind, entry.exception, entry.level, entry.function = site.kind, site.exception, site.level, site.function
+            entry.tier = "user" if rank == 0 else "internal"
+            if entry.releases and entry.releases[-1][1] == previous:
+                entry.releases[-1][1] = version
+            else:
+                entry.releases.append([version, version])
+            last = entry.sites[-1] if entry.sites else None
+            if last is not None and last["to"] == previous and last["path"] == path and last["statement"] == site.statement:
+                last["to"], last["line"] = version, site.line
+            else:
+                entry.sites.append({"from": version, "to": version, "path": path, "line": site.line, "statement": site.statement})
+        self.releases.append(version)
+
+    def link_variants(self) -> None:
+        """Entries whose patterns are the same stable part are wordings of one message (earlier or later, or
+        per backend): each lists the others, in groups of at most MAX_VARIANTS (larger groups share only a
+        generic first sentence)."""
+        groups: dict[str, list[Entry]] = defaultdict(list)
+        for entry in self.entries.values():
+            entry.variants = []
+            groups[entry.pattern].append(entry)
+        for group in groups.values():
+            if 1 < len(group) <= MAX_VARIANTS:
+                for entry in group:
+                    entry.variants = sorted(e.id for e in group if e is not entry)
+
+
+def dumps_entry(data: dict) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def catalog_path(slug: str, root: Path = CATALOG_ROOT) -> Path:
+    return root / f"{slug}.jsonl"
+
+
+def write_catalog(fold: Fold, root: Path = CATALOG_ROOT) -> Path:
+    """data/catalog/<project>.jsonl: one entry per line, keys sorted, sorted by id, LF line ends."""
+    fold.link_variants()
+    path = catalog_path(fold.project.slug, root)
+    lines = [dumps_entry(fold.entries[eid].to_json()) + "\n" for eid in sorted(fold.entries)]
+    _write(path, "".join(lines))
+    return path
+
+
+def read_catalog(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as stream:
+        return [json.loads(line) for line in stream if line.strip()]
+
+
+def load_fold(project: Project, root: Path = CATALOG_ROOT) -> Fold:
+    """A project's catalog as written, ready to take newer releases."""
+    fold = Fold(project)
+    path = catalog_path(project.slug, root)
+    if path.is_file():
+        for data in read_catalog(path):
+            fold.entries[data["id"]] = Entry.from_json(data)
+    fold.releases = [r["version"] for r in read_releases(root).get(project.slug, [])]
+    return fold
+
+
+def releases_path(root: Path = CATALOG_ROOT) -> Path:
+    return root / "releases.json"
+
+
+def read_releases(root: Path = CATALOG_ROOT) -> dict[str, list[dict]]:
+    path = releases_path(root)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def write_releases(rows: dict[str, list[dict]], root: Path = CATALOG_ROOT) -> Path:
+    path = releases_path(root)
+    ordered = {slug: sorted(rows[slug], key=lambda r: version_key(r["version"])) for slug in sorted(rows)}
+    _write(path, json.dumps(ordered, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as stream:
+        stream.write(text)
+    tmp.replace(path)

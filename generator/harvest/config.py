@@ -1,0 +1,131 @@
+"""The harvest configuration, data/catalog/projects.yaml: one place for every project's settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CATALOG_ROOT = Path("data/catalog")
+CONFIG_PATH = CATALOG_ROOT / "projects.yaml"
+LANGUAGE_SUFFIXES = {
+    "python": (".py",),
+    "c": (".c", ".h"),
+    "cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".h"),
+    "rust": (".rs",),
+}
+
+
+class ConfigError(Exception):
+    """The configuration file is missing a setting or has one of the wrong shape."""
+
+
+@dataclass(frozen=True)
+class CCall:
+    """A C/C++ call or macro that reports an error, and which argument holds its message."""
+
+    kind: str
+    arg: int = 0
+    level: str | None = None
+    condition: bool = False  # GGML_ASSERT(cond): the message is the condition's text
+
+
+@dataclass
+class Project:
+    slug: str
+    repo: str
+    source: str  # pypi | git
+    languages: list[str]
+    releases: list[str]
+    package: str | None = None
+    artifact: str = "wheel"  # wheel | sdist (pypi only)
+    strip: str = ""
+    include: list[str] = field(default_factory=list)
+    skip: list[str] = field(default_factory=list)
+    user: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    c_calls: dict[str, CCall] = field(default_factory=dict)
+    pip_platforms: list[str] = field(default_factory=list)
+    pip_python: str = "3.12"
+
+    def language_of(self, path: str) -> str | None:
+        """The language a (stripped) path is parsed as, or None when it is not harvested."""
+        if not _matches(path, self.include, prefix=True) or _matches(path, self.skip, prefix=True):
+            return None
+        for lang in self.languages:
+            if path.endswith(LANGUAGE_SUFFIXES[lang]):
+                # .h is C++ in a project that has C++ (llama.cpp's headers are), C otherwise
+                if lang == "c" and "cpp" in self.languages and not path.endswith(".c"):
+                    continue
+                return lang
+        return None
+
+    def is_user_path(self, path: str) -> bool:
+        return _matches(path, self.user, prefix=False)
+
+    def repos(self) -> set[str]:
+        return {r.lower() for r in [self.repo, *self.aliases]}
+
+
+def _matches(path: str, patterns: list[str], prefix: bool) -> bool:
+    for pattern in patterns:
+        if any(c in pattern for c in "*?["):
+            if fnmatchcase(path, pattern):
+                return True
+        elif path == pattern or (prefix or pattern.endswith("/")) and path.startswith(pattern):
+            return True
+    return False
+
+
+def _need(data: dict, key: str, kind: type, slug: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise ConfigError(f"projects.{slug}.{key}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def parse_config(doc: Any) -> dict[str, Project]:
+    """Projects by slug, from the parsed YAML."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("projects"), dict):
+        raise ConfigError("the file needs a `projects:` mapping")
+    defaults = doc.get("defaults") or {}
+    projects: dict[str, Project] = {}
+    for slug, data in doc["projects"].items():
+        if not isinstance(data, dict):
+            raise ConfigError(f"projects.{slug}: expected a mapping")
+        source = _need(data, "source", str, slug)
+        if source not in ("pypi", "git"):
+            raise ConfigError(f"projects.{slug}.source: pypi or git, not {source!r}")
+        languages = _need(data, "languages", list, slug)
+        for lang in languages:
+            if lang not in LANGUAGE_SUFFIXES:
+                raise ConfigError(f"projects.{slug}.languages: unknown language {lang!r}")
+        calls = {name: CCall(**spec) for name, spec in (data.get("c_calls") or {}).items()}
+        projects[slug] = Project(
+            slug=slug,
+            repo=_need(data, "repo", str, slug),
+            source=source,
+            languages=languages,
+            releases=[str(v) for v in _need(data, "releases", list, slug)],
+            package=data.get("package"),
+            artifact=data.get("artifact", "wheel"),
+            strip=data.get("strip", ""),
+            include=list(data.get("include") or []),
+            skip=list(data.get("skip") or []),
+            user=list(data.get("user") or []),
+            aliases=list(data.get("aliases") or []),
+            c_calls=calls,
+            pip_platforms=list(data.get("pip_platforms", defaults.get("pip_platforms", []))),
+            pip_python=str(data.get("pip_python", defaults.get("pip_python", "3.12"))),
+        )
+        if source == "pypi" and not projects[slug].package:
+            raise ConfigError(f"projects.{slug}.package: a PyPI project needs its package name")
+    return projects
+
+
+def load_config(path: Path = CONFIG_PATH) -> dict[str, Project]:
+    """Read and parse the configuration file."""
+    return parse_config(yaml.safe_load(path.read_text(encoding="utf-8")))

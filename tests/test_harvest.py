@@ -1,0 +1,532 @@
+"""The catalog harvest, without the network: fixture wheels and sdists built here with zipfile and tarfile, a git
+repository with tags made with `git init`, every extraction kind, template form and version-range case."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tarfile
+import textwrap
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from generator.checks.catalog import check_catalog
+from generator.checks.regex import compile_pattern
+from generator.cli import main
+from generator.harvest import fetch as fetch_module
+from generator.harvest.catalog import Fold, read_catalog, read_releases
+from generator.harvest.config import CCall, parse_config
+from generator.harvest.extract_python import extract_python
+from generator.harvest.extract_tree_sitter import extract_c, extract_rust
+from generator.harvest.fetch import Cache, fetch_git, fetch_pypi
+from generator.harvest.run import add_releases_to_config, harvest
+from generator.harvest.sites import Site
+from generator.harvest.stats import link_records, project_stats
+from generator.harvest.templates import entry_id, pattern_for, stable_part, tier
+from generator.portable import analyse
+
+# ---------------------------------------------------------------- Python extraction
+
+
+PY = textwrap.dedent('''\
+    import logging
+    import warnings
+
+    logger = logging.getLogger(__name__)
+
+
+    def literal():
+        raise ValueError("No available memory for the cache blocks. " "Try increasing it.")
+
+
+    def fstring(n):
+        raise RuntimeError(f"Failed to allocate {n} blocks for request {n!r}") from None
+
+
+    def percent(n):
+        raise KeyError("Unknown model %s (%d%% done)" % (n, 5))
+
+
+    def dot_format(n):
+        raise TypeError("Expected {} got {name}, not {{braces}}".format(n, name=n))
+
+
+    def concat(n):
+        raise errors.BadRequest("Token limit is " + str(n) + " tokens")
+
+
+    def variable(n):
+        msg = f"Model {n} is not supported"
+        msg += " on this platform"
+        raise NotImplementedError(msg)
+
+
+    def logs(n):
+        logger.error("Engine failed: %s", n)
+        logger.warning(f"Falling back to {n}")
+        logger.exception("Worker %d died", n)
+        self.logger.critical("Critical state reached")
+        logger.warning_once("Only once here")
+        logger.info("not an error, not harvested")
+
+
+    def warns(n):
+        warnings.warn("use the new API instead", DeprecationWarning)
+        warnings.warn(f"{n} is deprecated")
+
+
+    def asserts(n):
+        assert n > 0, f"n must be positive, got {n}"
+
+
+    def ignored(n):
+        raise ValueError
+        raise ValueError(n)
+        raise ValueError(f"{n}")
+''')
+
+
+def _by_function(sites: list[Site]) -> dict[str, list[Site]]:
+    out: dict[str, list[Site]] = {}
+    for site in sites:
+        out.setdefault(site.function, []).append(site)
+    return out
+
+
+def test_python_sites_of_every_kind_and_template_form() -> None:
+    sites = _by_function(extract_python(PY.encode()))
+    assert [(s.template, s.exception, s.kind) for s in sites["literal"]] == [("No available memory for the cache blocks. Try increasing it.", "ValueError", "raise")]
+    assert sites["fstring"][0].template == "Failed to allocate {} blocks for request {}"
+    assert sites["percent"][0].template == "Unknown model {} ({}% done)"
+    assert sites["dot_format"][0].template == "Expected {} got {}, not {braces}"
+    assert (sites["concat"][0].template, sites["concat"][0].exception) == ("Token limit is {} tokens", "BadRequest")
+    variable = sites["variable"][0]
+    assert (variable.template, variable.exception, variable.statement) == ("Model {} is not supported on this platform", "NotImplementedError", "raise NotImplementedError(msg)")
+    assert [(s.template, s.level) for s in sites["logs"]] == [
+        ("Engine failed: {}", "error"), ("Falling back to {}", "warning"), ("Worker {} died", "error"),
+        ("Critical state reached", "critical"), ("Only once here", "warning")]
+    assert [(s.template, s.exception, s.kind) for s in sites["warns"]] == [
+        ("use the new API instead", "DeprecationWarning", "warn"), ("{} is deprecated", "UserWarning", "warn")]
+    assert [(s.template, s.kind) for s in sites["asserts"]] == [("n must be positive, got {}", "assert")]
+    assert "ignored" not in sites
+    assert sites["fstring"][0].line == 12 and sites["fstring"][0].statement.startswith("raise RuntimeError(f\"Failed")
+
+
+def test_a_file_that_does_not_parse_gives_no_sites() -> None:
+    assert extract_python(b"def broken(:\n    raise ValueError('x')\n") == []
+
+
+# ---------------------------------------------------------------- C, C++ and Rust extraction
+
+CALLS = {
+    "GGML_ABORT": CCall(kind="panic"),
+    "GGML_ASSERT": CCall(kind="assert", condition=True),
+    "LLAMA_LOG_ERROR": CCall(kind="log", level="error"),
+    "SLT_ERR": CCall(kind="log", level="error", arg=1),
+    "send_error": CCall(kind="http", arg=1),
+}
+
+CPP = textwrap.dedent('''\
+    #include <stdexcept>
+    static void load(const std::string & path, int n) {
+        if (n < 0) {
+            throw std::runtime_error(format("invalid split file: %s (%" PRId64 " bytes)", path.c_str(), n));
+        }
+        throw std::invalid_argument("unknown model architecture: " + path);
+    }
+    void llama_model::check(int n) {
+        GGML_ABORT("fatal error: unsupported type %d", n);
+        GGML_ASSERT(n >= 0 && n < 10);
+        LLAMA_LOG_ERROR("%s: failed to load model\\n", __func__);
+        SLT_ERR(slot, "failed to decode, res = %zu\\n", n);
+        send_error(task, std::string("Failed to format input: ") + e.what(), ERROR_TYPE_INVALID_REQUEST);
+        send_error(task, "Invalid slot ID", ERROR_TYPE_INVALID_REQUEST);
+        LLAMA_LOG_INFO("not an error\\n");
+    }
+''')
+
+
+def test_cpp_sites_of_every_kind() -> None:
+    sites = extract_c(CPP.encode(), "cpp", CALLS)
+    got = [(s.kind, s.template, s.exception, s.level, s.function) for s in sites]
+    assert got == [
+        ("raise", "invalid split file: {} ({} bytes)", "std::runtime_error", None, "load"),
+        ("raise", "unknown model architecture: {}", "std::invalid_argument", None, "load"),
+        ("panic", "fatal error: unsupported type {}", None, None, "llama_model::check"),
+        ("assert", "GGML_ASSERT(n >= 0 && n < 10) failed", None, None, "llama_model::check"),
+        ("log", "{}: failed to load model", None, "error", "llama_model::check"),
+        ("log", "failed to decode, res = {}", None, "error", "llama_model::check"),
+        ("http", "Failed to format input: {}", None, None, "llama_model::check"),
+        ("http", "Invalid slot ID", None, None, "llama_model::check"),
+    ]
+    assert sites[0].line == 4 and sites[0].statement.startswith("throw std::runtime_error(format(")
+
+
+def test_c_files_use_the_c_grammar() -> None:
+    sites = extract_c(b'void f(int n) { GGML_ABORT("bad tensor type %d", n); }\n', "c", CALLS)
+    assert [(s.kind, s.template, s.function) for s in sites] == [("panic", "bad tensor type {}", "f")]
+
+
+RUST = textwrap.dedent('''\
+    #[derive(Debug, thiserror::Error)]
+    pub enum ValidationError {
+        #[error("`max_new_tokens` must be strictly positive")]
+        NegativeMaxNewTokens,
+        #[error("inputs tokens + `max_new_tokens` must be <= {0}. Given: {1} `inputs` tokens and {2} `max_new_tokens`")]
+        MaxTotalTokens(usize, usize, u32),
+        #[error("`{name}` must be < {max:?}")]
+        TooLarge { name: String, max: usize },
+    }
+    fn serve(port: u16) {
+        tracing::error!(target: "router", "Unable to bind port {port}");
+        warn!("Graceful shutdown disabled!");
+        panic!("Could not start the webserver: {}", port);
+        let cfg = read().expect("Could not read the configuration");
+        unreachable!("impossible state");
+        tracing::info!("not an error");
+    }
+''')
+
+
+def test_rust_sites_of_every_kind() -> None:
+    sites = extract_rust(RUST.encode())
+    got = [(s.kind, s.template, s.exception, s.level, s.function) for s in sites]
+    assert got == [
+        ("raise", "`max_new_tokens` must be strictly positive", "ValidationError", None, "NegativeMaxNewTokens"),
+        ("raise", "inputs tokens + `max_new_tokens` must be <= {}. Given: {} `inputs` tokens and {} `max_new_tokens`", "ValidationError", None, "MaxTotalTokens"),
+        ("raise", "`{}` must be < {}", "ValidationError", None, "TooLarge"),
+        ("log", "Unable to bind port {}", None, "error", "serve"),
+        ("log", "Graceful shutdown disabled!", None, "warning", "serve"),
+        ("panic", "Could not start the webserver: {}", None, None, "serve"),
+        ("panic", "Could not read the configuration: {}", None, None, "serve"),
+        ("panic", "impossible state", None, None, "serve"),
+    ]
+
+
+# ---------------------------------------------------------------- templates -> ids, patterns, tiers
+
+
+def test_ids_ignore_reflowed_whitespace() -> None:
+    assert entry_id("vllm", "a  b\n c") == entry_id("vllm", "a b c") != entry_id("sglang", "a b c")
+    assert entry_id("vllm", "x").startswith("vllm/") and len(entry_id("vllm", "x")) == len("vllm/") + 16
+
+
+@pytest.mark.parametrize("template, finds", [
+    ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+     ["ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+      "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` (or `kv_cache_memory_bytes` on CPU) when initializing the engine."]),
+    ("Failed to allocate {} blocks for request {}", ["ValueError: Failed to allocate 12 blocks for request req-7"]),
+    ("{}: failed to load model '{}'", ["llama_model_load: failed to load model 'x.gguf'"]),
+    ("Model architectures {} are not supported for now. Supported architectures: {}\nSee the docs for more.",
+     ["ValueError: Model architectures ['Foo'] are not supported for now. Supported architectures: dict_keys([...])"]),
+    ("Error with {braces} and [brackets] (parens) $ ^ * + ? |", ["Error with {braces} and [brackets] (parens) $ ^ * + ? |"]),
+    ("x" * 400 + " {}", ["x" * 400 + " 1"]),
+])
+def test_patterns_are_portable_and_find_the_message(template: str, finds: list[str]) -> None:
+    found = pattern_for(template)
+    assert found is not None
+    assert analyse(found.pattern).portable
+    assert found.literal in found.pattern.replace("\\", "") or found.literal
+    for text in finds:
+        assert compile_pattern(found.pattern).search(text), (found.pattern, text)
+
+
+def test_a_message_with_no_specific_part_gets_no_pattern() -> None:
+    assert pattern_for("{}: {}") is None
+    assert pattern_for("Error {}") is None
+
+
+def test_the_stable_part_is_the_first_specific_line_and_sentence() -> None:
+    assert stable_part("Short\nThe second line is the specific one. More words here.") == "The second line is the specific one."
+    assert stable_part("{} {}: model is not supported") == ": model is not supported"
+
+
+def test_tiers() -> None:
+    site = Site("Bad request: {}", "raise", 1, "", "f", "ValueError")
+    assert tier(site, user_path=True) == "user"
+    assert tier(site, user_path=False) == "internal"
+    assert tier(Site("x", "raise", 1, "", "f", "NotImplementedError"), True) == "internal"
+    assert tier(Site("Expected shape {}", "raise", 1, "", "f", "ValueError"), True) == "internal"
+    assert tier(Site("n must be positive", "assert", 1, "", "f", "AssertionError"), True) == "internal"
+    assert tier(Site("Falling back to {}", "log", 1, "", "f", None, "warning"), False) == "user"
+
+
+# ---------------------------------------------------------------- fixture releases: wheels, sdists, git tags
+
+CONFIG = textwrap.dedent('''\
+    projects:
+      demo:
+        repo: example-org/engine
+        source: pypi
+        package: demo-engine
+        artifact: wheel
+        languages: [python]
+        include: [demo/]
+        skip: ["*/tests/*", demo/vendored/]
+        user: [demo/entrypoints/*]
+        releases: ["1.0", "1.1", "1.2", "1.3"]
+      native:
+        repo: example-org/native
+        source: pypi
+        package: native-py
+        artifact: sdist
+        strip: vendor/native/
+        languages: [c, cpp]
+        include: [src/]
+        c_calls:
+          GGML_ABORT: {kind: panic, arg: 0}
+        releases: ["0.1.0", "0.2.0"]
+      gitproj:
+        repo: example-org/gitproj
+        source: git
+        languages: [python, rust]
+        include: [server/, router/]
+        releases: ["v1.0.0", "v1.1.0"]
+''')
+
+OOM_OLD = 'raise ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")'
+OOM_NEW = 'raise ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` (or `kv_cache_memory_bytes` on CPU) when initializing the engine.")'
+
+
+def _demo_files(version: str) -> dict[str, str]:
+    oom = OOM_OLD if version in ("1.0", "1.1") else OOM_NEW
+    files = {
+        "demo/engine.py": f"def check_memory():\n    {oom}\n",
+        "demo/entrypoints/api.py": "def serve(n):\n    raise ValueError(f\"Port {n} is already in use by another server\")\n",
+        "demo/tests/test_x.py": "def test():\n    raise ValueError('Only a test raises this message')\n",
+        "demo/vendored/lib.py": "def f():\n    raise ValueError('Vendored code raises this message')\n",
+        "demo/README.txt": "not code",
+    }
+    if version != "1.2":  # absent from 1.2, back in 1.3: two ranges
+        files["demo/config.py"] = "\n" * (3 if version == "1.3" else 0) + "def parse(k):\n    raise KeyError(f\"Unknown configuration key {k}\")\n"
+    if version in ("1.0", "1.1"):  # removed in 1.2: last is 1.1
+        files["demo/legacy.py"] = "def old():\n    raise RuntimeError('The legacy block manager ran out of blocks')\n"
+    if version in ("1.2", "1.3"):  # moved to another file in 1.2: a second site
+        files["demo/worker/worker.py"] = "import logging\nlogger = logging.getLogger()\ndef run(x):\n    logger.error('Worker crashed while running the model: %s', x)\n"
+    else:
+        files["demo/worker.py"] = "import logging\nlogger = logging.getLogger()\ndef run(x):\n    logger.error('Worker crashed while running the model: %s', x)\n"
+    return files
+
+
+def _wheel(dest: Path, version: str) -> Path:
+    path = dest / f"demo_engine-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as wheel:
+        for name, text in _demo_files(version).items():
+            wheel.writestr(name, text)
+        wheel.writestr(f"demo_engine-{version}.dist-info/METADATA", "Name: demo-engine\n")
+    return path
+
+
+def _sdist(dest: Path, version: str) -> Path:
+    path = dest / f"native_py-{version}.tar.gz"
+    files = {
+        "vendor/native/src/model.cpp": 'void load(int n) {\n    GGML_ABORT("unsupported tensor type %d", n);\n    throw std::runtime_error("failed to open the model file");\n}\n',
+        "vendor/native/tests/t.cpp": 'void t() { throw std::runtime_error("a test-only failure message"); }\n',
+        "native_py/__init__.py": "raise ValueError('binding code is not the vendored project')\n",
+    }
+    if version == "0.2.0":
+        files["vendor/native/src/model.cpp"] = files["vendor/native/src/model.cpp"].replace("failed to open the model file", "failed to open the model file: permission denied")
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"native_py-{version}/{name}")
+            info.size = len(data)
+            import io
+
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def fake_pip_download(project, version: str, dest: Path) -> Path:
+    if project.slug == "demo":
+        return _wheel(dest, version)
+    return _sdist(dest, version)
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "gitproj"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "server").mkdir()
+    (repo / "router").mkdir()
+    (repo / "server" / "cli.py").write_text("def main():\n    raise RuntimeError('Shard process was signaled to shutdown')\n")
+    (repo / "router" / "lib.rs").write_text('#[derive(thiserror::Error)]\npub enum E {\n    #[error("Request failed during generation: {0}")]\n    Generation(String),\n}\n')
+    (repo / "docs.py").write_text("raise ValueError('not under an included path')\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "tag", "v1.0.0")
+    (repo / "server" / "cli.py").write_text("def main():\n    raise RuntimeError('Shard process was signaled to shutdown with a timeout')\n")
+    _git(repo, "commit", "-q", "-am", "two")
+    _git(repo, "tag", "v1.1.0")
+    return repo
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch, git_repo: Path):
+    monkeypatch.setattr(fetch_module, "pip_download", fake_pip_download)
+    catalog = tmp_path / "catalog"
+    catalog.mkdir()
+    (catalog / "projects.yaml").write_text(CONFIG)
+    return SimpleNamespace(catalog=catalog, cache=tmp_path / "cache", git=git_repo, config=catalog / "projects.yaml")
+
+
+def _harvest(ws, *extra: str) -> int:
+    return main(["harvest", *extra, "--cache", str(ws.cache), "--git", f"example-org/gitproj={ws.git}", "--config", str(ws.config), "--out", str(ws.catalog)])
+
+
+def _entries(ws, slug: str) -> dict[str, dict]:
+    return {e["template"]: e for e in read_catalog(ws.catalog / f"{slug}.jsonl")}
+
+
+def test_harvest_writes_a_valid_catalog_with_version_ranges(workspace, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws) == 0, capsys.readouterr()
+    demo = _entries(ws, "demo")
+    old = demo["No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."]
+    new = demo["No available memory for the cache blocks. Try increasing `gpu_memory_utilization` (or `kv_cache_memory_bytes` on CPU) when initializing the engine."]
+    assert (old["first"], old["last"], new["first"], new["last"]) == ("1.0", "1.1", "1.2", "1.3")  # the wording changed in 1.2
+    assert old["pattern"] == new["pattern"] and old["variants"] == [new["id"]] and new["variants"] == [old["id"]]
+    config = demo["Unknown configuration key {}"]
+    assert config["releases"] == [["1.0", "1.1"], ["1.3", "1.3"]]  # absent from 1.2: a gap
+    assert [(s["from"], s["to"], s["line"]) for s in config["sites"]] == [("1.0", "1.1", 2), ("1.3", "1.3", 5)]
+    assert demo["The legacy block manager ran out of blocks"]["last"] == "1.1"  # removed: its last release
+    moved = demo["Worker crashed while running the model: {}"]
+    assert [(s["path"], s["from"], s["to"]) for s in moved["sites"]] == [("demo/worker.py", "1.0", "1.1"), ("demo/worker/worker.py", "1.2", "1.3")]
+    assert (moved["kind"], moved["level"], moved["tier"]) == ("log", "error", "user")
+    assert demo["Port {} is already in use by another server"]["tier"] == "user"
+    assert old["tier"] == "internal"
+    assert not any("test raises" in t or "Vendored" in t for t in demo)  # tests and vendored code are skipped
+    native = _entries(ws, "native")
+    assert set(native) == {"unsupported tensor type {}", "failed to open the model file", "failed to open the model file: permission denied"}
+    assert native["unsupported tensor type {}"]["sites"][0]["path"] == "src/model.cpp"  # the vendor prefix is stripped
+    gitproj = _entries(ws, "gitproj")
+    assert set(gitproj) == {"Shard process was signaled to shutdown", "Shard process was signaled to shutdown with a timeout", "Request failed during generation: {}"}
+    releases = read_releases(ws.catalog)
+    assert [r["version"] for r in releases["demo"]] == ["1.0", "1.1", "1.2", "1.3"]
+    assert all(len(r["sha256"]) == 64 and r["artifact"].endswith(".whl") for r in releases["demo"])
+    assert releases["gitproj"][0]["source"] == "git" and len(releases["gitproj"][0]["commit"]) == 40
+    assert check_catalog(ws.catalog) == []
+    lines = (ws.catalog / "demo.jsonl").read_text().splitlines()
+    ids = [json.loads(l)["id"] for l in lines]
+    assert ids == sorted(ids) and all(json.dumps(json.loads(l), sort_keys=True, separators=(",", ":"), ensure_ascii=False) == l for l in lines)
+
+
+def test_harvest_is_deterministic_and_cached(workspace) -> None:
+    ws = workspace
+    assert _harvest(ws) == 0
+    first = {p.name: p.read_bytes() for p in ws.catalog.glob("*.json*")}
+    calls = []
+    original = fetch_module.pip_download
+    fetch_module.pip_download = lambda *a: calls.append(a) or original(*a)
+    try:
+        assert _harvest(ws) == 0
+    finally:
+        fetch_module.pip_download = original
+    assert calls == []  # every release came from the cache
+    assert {p.name: p.read_bytes() for p in ws.catalog.glob("*.json*")} == first
+    assert not list(ws.cache.rglob("*.whl")) and not list(ws.cache.rglob("*.tar.gz"))  # artifacts are deleted
+
+
+def test_fetch_stores_files_once_by_content(tmp_path: Path) -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["demo"]
+    cache = Cache(tmp_path)
+    a = fetch_pypi(project, "1.0", cache, fake_pip_download)
+    b = fetch_pypi(project, "1.1", cache, fake_pip_download)
+    assert a["files"] == b["files"]  # unchanged files: the same blobs
+    assert sorted(a["files"]) == ["demo/config.py", "demo/engine.py", "demo/entrypoints/api.py", "demo/legacy.py", "demo/worker.py"]
+    assert len(list((tmp_path / "blobs").rglob("*"))) - len(list((tmp_path / "blobs").glob("*"))) == 5
+
+
+def test_fetch_git_reads_tags(git_repo: Path, tmp_path: Path) -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["gitproj"]
+    manifest = fetch_git(project, "v1.0.0", git_repo, Cache(tmp_path))
+    assert sorted(manifest["files"]) == ["router/lib.rs", "server/cli.py"]
+    with pytest.raises(fetch_module.FetchError):
+        fetch_git(project, "v9.9.9", git_repo, Cache(tmp_path))
+
+
+def test_a_git_project_needs_its_mirror(workspace, capsys) -> None:
+    ws = workspace
+    assert main(["harvest", "gitproj", "--cache", str(ws.cache), "--config", str(ws.config), "--out", str(ws.catalog)]) == 1
+    assert "--git example-org/gitproj=PATH" in capsys.readouterr().err
+
+
+def test_harvest_some_releases_of_one_project(workspace) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo", "--releases", "1.2", "1.3") == 0
+    assert [r["version"] for r in read_releases(ws.catalog)["demo"]] == ["1.2", "1.3"]
+    assert main(["harvest", "--releases", "1.0", "--config", str(ws.config)]) == 2
+    assert main(["harvest", "nope", "--config", str(ws.config)]) == 2
+
+
+def test_new_releases_extend_the_catalog(workspace, monkeypatch) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo", "--releases", "1.0", "1.1") == 0
+    monkeypatch.setattr("generator.harvest.run.pypi_versions", lambda project: ["1.3", "1.2", "1.1", "1.0", "2.0rc1"])
+    assert _harvest(ws, "demo", "--new") == 0
+    incremental = (ws.catalog / "demo.jsonl").read_bytes()
+    assert _harvest(ws, "demo", "--releases", "1.0", "1.1", "1.2", "1.3") == 0
+    assert (ws.catalog / "demo.jsonl").read_bytes() == incremental  # the same catalog as every release at once
+    assert '"1.2", "1.3"' in ws.config.read_text() and "2.0rc1" not in ws.config.read_text()
+
+
+def test_a_respaced_template_keeps_its_id_and_gets_a_matching_pattern() -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["demo"]
+    fold = Fold(project)
+    fold.add_release("1.0", [("demo/a.py", Site("vocab does not have a  SEP token, reranking will not work", "log", 1, "", "f", None, "warning"))])
+    fold.add_release("1.1", [("demo/a.py", Site("vocab does not have a SEP token, reranking will not work", "log", 1, "", "f", None, "warning"))])
+    (entry,) = fold.entries.values()
+    assert entry.releases == [["1.0", "1.1"]]
+    assert compile_pattern(entry.pattern).search(entry.template)
+
+
+def test_add_releases_to_config_keeps_comments() -> None:
+    text = "# top\nprojects:\n  a:\n    repo: x/y\n    releases: [\"1\"]\n  b:\n    releases: [\"2\"]  # b's\n"
+    assert add_releases_to_config(text, "b", ["3", "4"]) == text.replace('["2"]', '["2", "3", "4"]')
+
+
+def test_verify_sources_catalog_reextracts_entries(workspace, monkeypatch, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo") == 0
+    monkeypatch.setattr("generator.harvest.verify.CATALOG_ROOT", ws.catalog)
+    assert main(["verify-sources", "--catalog", "--sample", "0", "--cache", str(ws.cache)]) == 0
+    out = capsys.readouterr().out
+    assert "found at every recorded file and line" in out and " 0 not cached" in out
+    path = ws.catalog / "demo.jsonl"
+    lines = path.read_text().splitlines()
+    entry = json.loads(lines[0])
+    entry["sites"][-1]["line"] += 7
+    path.write_text("\n".join([json.dumps(entry, sort_keys=True, separators=(",", ":"))] + lines[1:]) + "\n")
+    assert main(["verify-sources", "--catalog", "--sample", "0", "--cache", str(ws.cache)]) == 1
+    assert "CAT101" in capsys.readouterr().out
+    assert main(["verify-sources", "--catalog", "--sample", "3", "--seed", "1", "--cache", str(ws.cache / "empty")]) == 0
+    assert "CAT102" in capsys.readouterr().out
+
+
+def test_stats_and_links(workspace, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo") == 0
+    capsys.readouterr()
+    data = Path(__file__).parent / "fixtures" / "valid"
+    links_file = ws.catalog / "links.json"
+    assert main(["stats", "--data", str(data), "--catalog", str(ws.catalog), "--links", str(links_file)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:4] == ["project", "releases", "templates", "user"]
+    demo_row = next(l for l in out.splitlines() if l.startswith("demo"))
+    assert demo_row.split()[1] == "4"
+    assert json.loads(links_file.read_text()) == {}
+    record = SimpleNamespace(id="demo/port", repo="Example-Org/Engine", error=SimpleNamespace(examples=[SimpleNamespace(text="ValueError: Port 80 is already in use by another server")], message="Port {} is already in use by another server"))
+    catalogs = {"demo": read_catalog(ws.catalog / "demo.jsonl")}
+    projects = parse_config(__import__("yaml").safe_load(CONFIG))
+    links = link_records([record], catalogs, projects)
+    assert links == {"demo/port": [entry_id("demo", "Port {} is already in use by another server")]}
+    row = next(r for r in project_stats([record], catalogs, projects, read_releases(ws.catalog), links) if r.project == "demo")
+    assert (row.records, row.linked_user, row.share) == (1, 1, 1 / row.user)
