@@ -24,8 +24,8 @@ STAGES: list[set[str]] = [
     {"routes", "labels"},
     # models -> pages, API files, feeds, matches, the built site
     {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "sitecheck", "site"},
-    # commands (mcp: the MCP server over the API files and the catalog)
-    {"cli", "__main__", "serve", "importer", "new", "history", "verify", "translations", "mcp"},
+    # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
+    {"cli", "__main__", "serve", "importer", "new", "history", "verify", "artifacts", "translations", "mcp"},
 ]
 LONG_ALLOWED = {"portable"}  # the regex parser
 # Over the limit and due to be split by the work on the matcher (branch match-rules), which owns it; listed so
