@@ -228,7 +228,8 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import FORMATS, Matcher, load_index, patterns_from_records
+    from .match import Matcher, load_index, patterns_from_records
+    from .matchout import FORMATS
 
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
