@@ -8,6 +8,8 @@ the check runs offline from a folder of saved artifacts.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -17,7 +19,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .harvest.fetch import default_cache, sha256_file  # noqa: F401  (one cache, one hash for harvest and verify)
 from .model import Release
 
 MAX_MEMBER_BYTES = 8 * 1024 * 1024
@@ -31,6 +32,19 @@ class ArtifactError(Exception):
 
 class ArtifactMismatch(ArtifactError):
     """The artifact brought is not the one the record names (another sha256)."""
+
+
+def default_cache() -> Path:
+    """The cache of artifacts and harvested sources, shared by verify-sources and harvest."""
+    return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def pip_arguments(release: Release) -> list[str]:

@@ -241,15 +241,11 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
 
         return verify_catalog_cli(args)
     from .pipeline import check
-    from .verify import DEFAULT_BASE_URL, Sources, verify
+    from .verify import DEFAULT_BASE_URL, Sources, git_dirs, verify
 
-    git = {}
-    for item in args.git:
-        repo, sep, path = item.partition("=")
-        if not sep or "/" not in repo or not Path(path).is_dir():
-            sys.stderr.write(f"errdex verify-sources: --git wants OWNER/NAME=PATH to an existing folder, not {item!r}\n")
-            return 2
-        git[repo] = Path(path)
+    git = git_dirs(args.git, "verify-sources")
+    if git is None:
+        return 2
     base = args.base_url or DEFAULT_BASE_URL
     if not base.startswith(("http://", "https://")):
         sys.stderr.write("errdex verify-sources: --base-url must be an http(s) URL\n")
@@ -274,79 +270,21 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
     return 1 if fails(findings, args.strict) else 0
 
 
-def _git_dirs(items: list[str], command: str) -> dict[str, Path] | None:
-    git = {}
-    for item in items:
-        repo, sep, path = item.partition("=")
-        if not sep or "/" not in repo or not Path(path).is_dir():
-            sys.stderr.write(f"errdex {command}: --git wants OWNER/NAME=PATH to an existing folder, not {item!r}\n")
-            return None
-        git[repo] = Path(path)
-    return git
-
-
 def cmd_harvest(args: argparse.Namespace) -> int:
-    from .harvest.config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
-    from .harvest.fetch import Cache, default_cache
-    from .harvest.run import harvest
+    from .harvest.commands import harvest_command
 
-    config = args.config or CONFIG_PATH
-    try:
-        projects = load_config(config)
-    except (OSError, ConfigError) as exc:
-        sys.stderr.write(f"errdex harvest: {config}: {exc}\n")
-        return 2
-    unknown = [p for p in args.projects if p not in projects]
-    if unknown:
-        sys.stderr.write(f"errdex harvest: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
-        return 2
-    if args.releases and len(args.projects) != 1:
-        sys.stderr.write("errdex harvest: --releases needs exactly one PROJECT\n")
-        return 2
-    git = _git_dirs(args.git, "harvest")
-    if git is None:
-        return 2
-    chosen = {slug: projects[slug] for slug in (args.projects or projects)}
-    outcome = harvest(chosen, args.releases, Cache(args.cache or default_cache()), git, new=args.new,
-                      root=args.out or CATALOG_ROOT, config_path=config)
-    for path in outcome.written:
-        print(f"wrote {path}")
-    for slug, versions in outcome.added.items():
-        print(f"{slug}: added {', '.join(versions)}")
-    for failure in outcome.failures:
-        sys.stderr.write(f"errdex harvest: {failure}\n")
-    return 1 if outcome.failures else 0
+    return harvest_command(args)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    import json
+    from .harvest.commands import stats_command
 
-    from .harvest.catalog import catalog_path, read_catalog, read_releases
-    from .harvest.config import CATALOG_ROOT, load_config
-    from .harvest.stats import format_stats, link_records, project_stats, write_links
-    from .pipeline import check
-
-    root = args.catalog or CATALOG_ROOT
-    projects = load_config(root / "projects.yaml")
-    result = check([args.data], args.data)
-    if result.failed:
-        sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
-        return 2
-    catalogs = {slug: read_catalog(catalog_path(slug, root)) for slug in projects if catalog_path(slug, root).is_file()}
-    links = link_records(result.records, catalogs, projects)
-    rows = project_stats(result.records, catalogs, projects, read_releases(root), links)
-    if args.links:
-        write_links(links, args.links)
-    if args.format == "json":
-        print(json.dumps([{**vars(r), "share": round(r.share, 4)} for r in rows], indent=1))
-    else:
-        sys.stdout.write(format_stats(rows))
-        print(f"{len(links)} curated records link to {sum(map(len, links.values()))} catalog entries (an entry's pattern finds the record's examples)")
-    return 0
+    return stats_command(args)
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import FORMATS, Matcher, load_index, patterns_from_records
+    from .match import Matcher, load_index, patterns_from_records
+    from .matchout import FORMATS
 
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")

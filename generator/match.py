@@ -16,7 +16,6 @@ Patterns never run in Python's `re` (a hostile or careless pattern could backtra
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,33 +83,11 @@ class Result:
     occurrences: int = 1
     lines: list[int] = field(default_factory=list)
     score: int = 0
-    why: list[list[Any]] = field(default_factory=list)  # the rules that gave the score, as data (see `explain`)
-
-    @property
-    def reasons(self) -> list[str]:
-        """`why` in words."""
-        return [explain(w) for w in self.why]
+    why: list[list[Any]] = field(default_factory=list)  # the rules that gave the score, as data (matchout.explain)
 
     @property
     def filled_message(self) -> str:
         return fill_message(self.pattern.message, self.first.groups)
-
-
-def explain(reason: list[Any]) -> str:
-    """One reason of a score in words: `["specificity", n]`, `["exception", class, bonus]`, `["anchored", bonus]`,
-    `["repeated", occurrences, bonus]`, `["retired", successor, penalty]` or `["same_line", rank]`."""
-    kind, *args = reason
-    if kind == "specificity":
-        return f"specificity {args[0]}: the pattern spells out {args[0]} literal characters"
-    if kind == "exception":
-        return f"+{args[1]}: the exception class {args[0]} is on the line"
-    if kind == "anchored":
-        return f"+{args[0]}: the pattern is anchored (^ or $)"
-    if kind == "repeated":
-        return f"+{args[1]}: found {args[0]} times"
-    if kind == "retired":
-        return f"-{args[1]}: retired in favour of {args[0]}"
-    return f"on the same line as #{args[0]}, which is more specific"
 
 
 def fill_message(message: str, groups: Iterable[str | None]) -> str:
@@ -399,78 +376,3 @@ def _find_all(data: bytes, needle: bytes) -> Iterator[int]:
     while i >= 0:
         yield i
         i = data.find(needle, i + 1)
-
-
-# -- output ------------------------------------------------------------------------------------------------------
-def result_json(rank: int, r: Result) -> dict[str, Any]:
-    h = r.first
-    return {
-        "rank": rank,
-        "id": r.pattern.id,
-        "title": r.pattern.title,
-        "url": r.pattern.url,
-        "line": h.line,
-        "column": h.column,
-        "text": h.text,
-        "span": list(h.span),
-        "match": h.text[h.span[0]:h.span[1]],
-        "values": list(h.groups),
-        "message": r.filled_message,
-        "occurrences": r.occurrences,
-        "lines": r.lines,
-        "score": r.score,
-        "why": r.reasons,
-        "reasons": r.why,
-        **({"superseded_by": r.pattern.superseded_by} if r.pattern.superseded_by else {}),
-    }
-
-
-def format_json(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
-    body = {
-        "source": source,
-        "lines": lines,
-        "bytes": size,
-        "found": len(results),
-        "results": [result_json(i, r) for i, r in enumerate(results[:top], 1)],
-    }
-    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
-
-
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() or c == " " else "\ufffd" for c in text)
-
-
-def format_text(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
-    out = []
-    for i, r in enumerate(results[:top], 1):
-        h = r.first
-        text = _printable(h.text)
-        s, e = h.span
-        out.append(f"{i}. {r.pattern.id}  (score {r.score})")
-        out.append(f"   {r.pattern.title}")
-        where = f"line {h.line}, col {h.column}"
-        out.append(f"   {where}: {text}")
-        out.append("   " + " " * (_width(where) + 2 + _width(text[:s])) + "^" * max(1, _width(text[s:e])))
-        values = [v for v in h.groups if v is not None]
-        if values:
-            out.append(f"   values: {', '.join(_printable(v) for v in values)}")
-            out.append(f"   message: {_printable(r.filled_message)}")
-        if r.occurrences > 1:
-            shown = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
-            out.append(f"   found {r.occurrences} times, on lines {shown}")
-        out.append(f"   page: {r.pattern.url}")
-        out.append(f"   why: {'; '.join(r.reasons)}")
-        out.append("")
-    more = f" (showing {top})" if len(results) > top else ""
-    if results:
-        out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {lines} lines, {size} bytes")
-    else:
-        out.append(f"no known error found in {source}: {lines} lines, {size} bytes")
-    return "\n".join(out) + "\n"
-
-
-FORMATS = {"text": format_text, "json": format_json}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -189,3 +190,15 @@ def verify(raws: list[RawRecord], records: list[Record], sources: Sources) -> tu
         checked += 1
         findings.extend(verify_record(raw, record, sources))
     return sorted(findings), checked, skipped
+
+
+def git_dirs(items: list[str], command: str) -> dict[str, Path] | None:
+    """`--git OWNER/NAME=PATH` arguments as a mapping; None (after saying why on stderr) when one is malformed."""
+    git = {}
+    for item in items:
+        repo, sep, path = item.partition("=")
+        if not sep or "/" not in repo or not Path(path).is_dir():
+            sys.stderr.write(f"errdex {command}: --git wants OWNER/NAME=PATH to an existing folder, not {item!r}\n")
+            return None
+        git[repo] = Path(path)
+    return git

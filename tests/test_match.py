@@ -16,6 +16,7 @@ import re2
 from generator.cli import main
 from generator.export import api_files
 from generator.match import Matcher, Pattern, fill_message, patterns_from_records
+from generator.matchout import reasons
 from generator.pipeline import check
 from generator.portable import analyse
 
@@ -130,7 +131,7 @@ def test_several_records_on_one_line_are_all_shown_best_first():
     ranked = m.rank(m.scan_text("noise\nAcceleratorError: CUDA error: device-side assert triggered\n"))
     assert [r.pattern.id for r in ranked] == ["demo/assert", "demo/generic"]
     assert ranked[0].first.line == ranked[1].first.line == 2
-    assert ranked[1].reasons[-1] == "on the same line as #1, which is more specific"
+    assert reasons(ranked[1])[-1] == "on the same line as #1, which is more specific"
     assert ranked[0].first.groups == ("device-side assert triggered",)
 
 

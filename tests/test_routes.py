@@ -3,12 +3,17 @@ the API and the matcher."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import get_args
 
 import pytest
+import yaml
 
 from generator import labels, model, routes
 from generator.markup import TEMPLATES
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_page_paths_and_urls_per_language():
@@ -83,3 +88,38 @@ def test_hand_written_routes_name_existing_pages():
         if page.template is None:
             for lang in routes.LANGS:
                 assert (DOCS / lang / routes.page_path(name)).is_file(), (name, lang)
+
+
+def _matcher_scripts() -> dict[str, str]:
+    folder = ROOT / "overrides" / "assets" / "javascripts"
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("errdex-match*.js"))}
+
+
+def test_the_matcher_scripts_spell_no_route():
+    """The page gets its routes from data the build writes (data-route-match, data-route-error-page), never from
+    a literal: no API or error-page path is written in the matcher's scripts, comments included."""
+    scripts = _matcher_scripts()
+    assert set(scripts) == {"errdex-match.js", "errdex-match-worker.js"}
+    for name, text in scripts.items():
+        for literal in (routes.API_ROOT, "errors/"):
+            assert literal not in text, f"{name} spells {literal!r}: ask routes.client_routes() through the page's data"
+    page = scripts["errdex-match.js"]
+    assert 'getAttribute("data-route-match")' in page and 'getAttribute("data-route-error-page")' in page
+
+
+def test_the_matcher_has_every_word_in_both_languages():
+    """Every data-msg-<name> the page script asks for is in extra.errdex.matcher.messages, in both languages."""
+    script = _matcher_scripts()["errdex-match.js"]
+    asked = set(re.findall(r'\b(?:msg|fmt)\("([a-z]+(?:-[a-z]+)*)"', script)) | {"one", "other"}  # those two by count
+    # why-<rule>: one per kind of reason a score gives (generator.matchout.explain words the same kinds)
+    asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line")}
+    assert {"loading", "ready", "none", "score", "why"} <= asked
+    configs = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
+    found = {}
+    for lang, path in configs.items():
+        matcher = yaml.safe_load(path.read_text(encoding="utf-8"))["extra"]["errdex"]["matcher"]
+        found[lang] = matcher
+        assert set(matcher["messages"]) == asked, lang
+        assert matcher["label"], lang
+    assert found["en"]["placeholder"] and "placeholder" not in found["zh"]  # a sample log: the same in both
+    assert found["en"]["messages"] != found["zh"]["messages"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -247,3 +248,23 @@ def test_macros_are_opt_in_and_strict():
     assert macros["render_by_default"] is False and macros["on_error_fail"] is True
     assert "search" not in [p if isinstance(p, str) else next(iter(p)) for p in config["plugins"]]
     assert config["theme"]["font"] is False
+
+
+def test_match_pages_carry_the_matcher_with_its_routes_and_words(built_site):
+    """The matcher comes from one partial (overrides/partials/errdex-match.html): the routes the build wrote,
+    each language's words from its mkdocs config, and only prose in the pages' Markdown."""
+    from generator import routes
+
+    words = {lang: yaml.safe_load(path.read_text(encoding="utf-8"))["extra"]["errdex"]["matcher"] for lang, path in site_mod.CONFIGS.items()}
+    for lang, page, site_root in (("en", built_site / "match/index.html", "../"), ("zh", built_site / "zh/match/index.html", "../../")):
+        raw = page.read_text(encoding="utf-8")
+        tag = re.search(r"<div [^>]*data-errdex-matcher[^>]*>", raw).group(0)
+        attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', tag))
+        assert attrs["data-site-root"] == site_root and attrs["data-page-root"] == "../"
+        assert attrs["data-route-match"] == routes.client_routes()["api_match"]
+        assert attrs["data-route-error-page"] == routes.client_routes()["error_page"]
+        msgs = {k.removeprefix("data-msg-"): unescape(v) for k, v in attrs.items() if k.startswith("data-msg-")}
+        assert msgs == words[lang]["messages"], lang
+        assert f'aria-label="{words[lang]["label"]}"' in raw and raw.count("data-errdex-matcher ") == 1
+        source = (site_mod.DOCS / lang / "match.md").read_text(encoding="utf-8")
+        assert "data-errdex-matcher" not in source and "<script" not in source

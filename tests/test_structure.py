@@ -23,14 +23,13 @@ STAGES: list[set[str]] = [
     # where and how things are named on the site, in the API and by the matcher
     {"routes", "labels"},
     # models -> pages, API files, feeds, matches, the built site
-    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "sitecheck", "site"},
-    # commands (mcp: the MCP server over the API files and the catalog)
-    {"cli", "__main__", "serve", "importer", "new", "history", "artifacts", "verify", "translations", "mcp", "harvest"},
+    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchout", "sitecheck", "site"},
+    # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
+    {"cli", "__main__", "serve", "importer", "new", "history", "verify", "artifacts", "translations", "mcp", "harvest"},
 ]
 LONG_ALLOWED = {"portable"}  # the regex parser
-# Over the limit and due to be split by the work on the matcher (branch match-rules), which owns it; listed so
-# that nothing else grows past the limit unnoticed, and so that this entry goes once the split lands.
-TO_SPLIT = {"match"}
+# Over the limit and due to be split; listed so that nothing else grows past the limit unnoticed.
+TO_SPLIT: set[str] = set()
 MAX_LINES = 400
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..artifacts import default_cache, sha256_file  # noqa: F401  (one cache and one hash for harvest and verify)
 from .config import Project
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024  # a source file larger than this is generated data, not code
@@ -33,10 +33,6 @@ MAX_MEMBER_BYTES = 16 * 1024 * 1024  # a source file larger than this is generat
 
 class FetchError(Exception):
     """A release could not be brought into the cache."""
-
-
-def default_cache() -> Path:
-    return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")
 
 
 class Cache:
@@ -76,14 +72,6 @@ class Cache:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, sort_keys=True, indent=0), encoding="utf-8")
         tmp.replace(path)
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def pip_download(project: Project, version: str, dest: Path) -> Path:

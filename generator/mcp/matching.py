@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ..match import result_json
+from ..matchout import result_json
 from .catalog import CatalogQueryError, check_version, entry_summary
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 

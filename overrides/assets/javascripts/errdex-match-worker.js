@@ -1,7 +1,7 @@
 /* errdex matcher, the worker: finds known errors in pasted text, off the main thread.
  *
- * The page hands it the text of /api/match.json (fetched once per page) and the ids of patterns to leave out.
- * Each pattern there carries `js_source` and `js_flags` (the record's pattern
+ * The page hands it the text of the pattern file, match.json (fetched once per page), and the ids of patterns
+ * to leave out. Each pattern there carries `js_source` and `js_flags` (the record's pattern
  * rewritten for JavaScript with the same meaning; see generator/portable.py), `literals` (every match
  * contains one of them), and what ranking needs: `specificity`, `anchored`, `exception_name`. How they weigh is
  * match.json's `rules` (generator/matchrules.py): no weight is written here. The same steps as `errdex match`

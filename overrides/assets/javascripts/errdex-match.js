@@ -1,6 +1,6 @@
 /* errdex matcher, the page: paste a log or traceback, see the known errors it contains.
  *
- * Matching runs in a Web Worker (errdex-match-worker.js) from the site's own /api/match.json, so nothing
+ * Matching runs in a Web Worker (errdex-match-worker.js) from the site's own match.json, so nothing
  * leaves the browser and a huge paste cannot freeze the page. The page fetches match.json once and hands its
  * text to each worker it starts. Each request has a time budget inside the worker; a worker that does not
  * answer within HARD_LIMIT_MS is stuck in one pattern (a backtracking engine can take exponential time): the
@@ -8,6 +8,10 @@
  * pattern, and matches the text again; the reader is told which pattern was skipped. Text that timed out
  * outside any pattern is not sent again. Results are built as DOM nodes with textContent: pasted text is never
  * parsed as HTML.
+ *
+ * Where things are comes from the markup (overrides/partials/errdex-match.html), which the build fills from
+ * generator/routes.py: data-route-match (the pattern file, relative to data-site-root) and data-route-error-page
+ * (an error page, `{id}` standing for the record id, relative to data-page-root, this language's root).
  *
  * State for tests and the benchmark, on the root element: data-state (loading | ready | working | done |
  * failed), data-input (length of the text the shown results are for), data-elapsed (worker milliseconds).
@@ -23,7 +27,8 @@
   var siteRoot = new URL(root.getAttribute("data-site-root"), document.baseURI);
   var pageRoot = new URL(root.getAttribute("data-page-root"), document.baseURI);
   var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
-  var indexUrl = new URL("api/match.json", siteRoot).href;
+  var indexUrl = new URL(root.getAttribute("data-route-match"), siteRoot).href;
+  var errorPage = root.getAttribute("data-route-error-page");
   var BUDGET_MS = 1500;
   var HARD_LIMIT_MS = 4000;
   var SHOW = 20;
@@ -108,7 +113,7 @@
     if (notice) notice.textContent = skipped.length ? fmt("skipped", [skipped.join(", ")]) : "";
   }
 
-  function pageUrl(id) { return new URL("errors/" + id + "/", pageRoot).href; }
+  function pageUrl(id) { return new URL(errorPage.split("{id}").join(id), pageRoot).href; }
 
   // A reason is [rule, values...] (the weight among them); the page's data-msg-why-<rule> words it.
   function why(reason) {
