@@ -259,39 +259,33 @@ def _tail_reps(node) -> Iterator[Rep]:
             yield from _tail_reps(b)
 
 
-def _tail_rep(node) -> Rep | None:
-    """The variable repetition a match of `node` can end in (for messages)."""
+def _edge_rep(node, last: bool) -> Rep | None:
+    """The variable repetition a match of `node` can end in (`last`) or start with (for messages)."""
     if isinstance(node, Rep):
         if node.hi is None or node.hi > node.lo:
             return node
-        return _tail_rep(node.child)
+        return _edge_rep(node.child, last)
     if isinstance(node, Cat):
-        for n in reversed(node.items):
-            r = _tail_rep(n)
+        for n in (reversed(node.items) if last else node.items):
+            r = _edge_rep(n, last)
             if r is not None:
                 return r
             if not isinstance(n, Assert):
                 return None
     if isinstance(node, Alt):
         for b in node.branches:
-            r = _tail_rep(b)
+            r = _edge_rep(b, last)
             if r is not None:
                 return r
     return None
 
 
+def _tail_rep(node) -> Rep | None:
+    return _edge_rep(node, last=True)
+
+
 def _head_rep(node) -> Rep | None:
-    if isinstance(node, Rep):
-        if node.hi is None or node.hi > node.lo:
-            return node
-        return _head_rep(node.child)
-    if isinstance(node, Cat):
-        for n in node.items:
-            r = _head_rep(n)
-            if r is not None:
-                return r
-            if not isinstance(n, Assert):
-                return None
+    return _edge_rep(node, last=False)
     if isinstance(node, Alt):
         for b in node.branches:
             r = _head_rep(b)
