@@ -115,6 +115,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .checks.catalog import check_catalog, is_catalog_path
     from .harvest.config import CATALOG_ROOT
 
+    missing = [str(p) for p in args.paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        sys.stderr.write(f"errdex validate: no such file or folder: {', '.join(missing)}\n")
+        return 2
     catalogs = [p for p in args.paths if is_catalog_path(p)]
     record_paths = [p for p in args.paths if not is_catalog_path(p)]
     if not args.paths and (CATALOG_ROOT / "releases.json").is_file():

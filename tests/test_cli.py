@@ -83,12 +83,13 @@ def test_usage_errors_exit_two(capsys) -> None:
     assert main([]) == 2
 
 
-def test_unreadable_paths_are_findings_not_tracebacks(tmp_path, capsys) -> None:
-    assert main(["validate", str(tmp_path / "missing.yaml")]) == 1
-    out = capsys.readouterr().out
-    assert "error[YML001]" in out and "cannot read the file" in out
-
-
 def test_schema_command_prints_the_committed_schema(capsys) -> None:
     assert main(["schema"]) == 0
     assert capsys.readouterr().out == Path("schema/error.schema.json").read_text(encoding="utf-8")
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error_not_a_traceback(tmp_path, capsys) -> None:
+    for missing in ("nope", "nope/", "missing.yaml"):
+        assert main(["validate", str(tmp_path / missing)]) == 2
+        captured = capsys.readouterr()
+        assert "no such file or folder" in captured.err and "YML001" not in captured.out + captured.err

@@ -60,3 +60,15 @@ def test_template_names_every_key_of_the_schema() -> None:
     for dotted in _properties(SCHEMA, SCHEMA):
         key = dotted.split(".")[-1]
         assert re.search(rf"^(#: )?\s*(- )?{key}:", text, re.M), f"the template does not show {dotted}"
+
+
+def test_new_refuses_an_id_that_is_an_alias(tmp_path, capsys) -> None:
+    from generator.cli import main
+
+    root = tmp_path / "data/errors"
+    (root / "demo").mkdir(parents=True)
+    text = (Path(__file__).parent / "fixtures/valid/demo/minimal.yaml").read_text(encoding="utf-8")
+    (root / "demo/minimal.yaml").write_text(text.replace("tags: [kv-cache]", "aliases: [demo/old-name]\ntags: [kv-cache]"), encoding="utf-8")
+    assert main(["new", "demo/old-name", "--root", str(root)]) == 1
+    assert "already taken: it is an alias of 'demo/minimal'" in capsys.readouterr().err
+    assert not (root / "demo/old-name.yaml").exists()
