@@ -85,8 +85,8 @@ def fetch(release: Release, cache: Path, find_links: list[Path] | None = None) -
                 got = ", ".join(sorted(p.name for p in Path(tmp).iterdir())) or "nothing"
                 raise ArtifactError(f"pip download {release.package}=={release.version} brought {got}, not {release.artifact}. {tail}".strip())
             shutil.move(str(brought), path)
-    if release.sha256 and sha256_file(path) != release.sha256:
-        raise ArtifactMismatch(f"{release.artifact} has sha256 {sha256_file(path)}, not the record's {release.sha256}")
+    if release.sha256 and (actual := sha256_file(path)) != release.sha256:
+        raise ArtifactMismatch(f"{release.artifact} has sha256 {actual}, not the record's {release.sha256}")
     return path
 
 

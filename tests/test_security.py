@@ -568,3 +568,16 @@ def test_no_built_heading_shows_an_id_marker(built_site) -> None:
     marker = re.compile(r"<h[1-6][^>]*>(?:(?!</h[1-6]>).)*\{:?\s*#[a-z]", re.S)
     shown = [str(p.relative_to(built_site)) for p in built_site.rglob("*.html") if marker.search(p.read_text(encoding="utf-8"))]
     assert shown == []
+
+
+def test_every_date_a_record_holds_is_checked_for_the_future(monkeypatch) -> None:
+    from generator.checks import record as record_checks
+
+    monkeypatch.setattr(record_checks, "today", lambda: dt.date(2026, 6, 1))
+    data = copy.deepcopy(PROPERTY_BASE)
+    data["reports"] = [{"fix": "/solutions/0", "url": "https://example.org/1", "outcome": "worked", "date": "2200-01-01"}]
+    data["provenance"]["origin"]["first_seen"] = "2199-01-01"
+    data["source"]["release"] = {"version": "1.0", "checked": "2201-01-01"}
+    data["provenance"]["analyzed_at"] = "2202-01-01T00:00:00Z"
+    found = {f.pointer for f in run_checks([RawRecord("r.yaml", data, "")]) if f.code == "REC008"}
+    assert {"/reports/0/date", "/provenance/origin/first_seen", "/source/release/checked", "/provenance/analyzed_at"} <= found

@@ -30,40 +30,39 @@ def id_matches_path(raw: RawRecord) -> Iterator[Finding]:
         yield make("REC001", raw.path, "/id", f"id {record_id!r} does not match the file's path, which implies {raw.id_from_path!r}", raw.pos("/id"))
 
 
+def _dated(raw: RawRecord) -> Iterator[tuple[str, str]]:
+    """(pointer, text) of every date a record holds: provenance and origin dates, analyzed_at, the release's check
+    date and each report's date (each says when something happened, so none may be in the future)."""
+    for name in _DATES:
+        yield f"/provenance/{name}", get(raw.data, "provenance", name, kind=str)
+    for name in ("first_seen", "last_confirmed"):
+        yield f"/provenance/origin/{name}", get(raw.data, "provenance", "origin", name, kind=str)
+    analyzed = get(raw.data, "provenance", "analyzed_at", kind=str)
+    yield "/provenance/analyzed_at", analyzed[:10] if analyzed else None
+    yield "/source/release/checked", get(raw.data, "source", "release", "checked", kind=str)
+    for i, _ in enumerate(get(raw.data, "reports", kind=list) or []):
+        yield f"/reports/{i}/date", get(raw.data, "reports", i, "date", kind=str)
+
+
 @record_check
 def dates(raw: RawRecord) -> Iterator[Finding]:
-    parsed: list[tuple[str, dt.date]] = []
-    for name in _DATES:
-        text = get(raw.data, "provenance", name, kind=str)
+    parsed: dict[str, dt.date] = {}
+    latest = today() + FUTURE_MARGIN
+    for pointer, text in _dated(raw):
         if text is None:
             continue
-        pointer = f"/provenance/{name}"
         try:
             day = dt.date.fromisoformat(text)
         except ValueError:
-            yield make("REC002", raw.path, pointer, f"{text!r} is not a real date", raw.pos(pointer))
-            continue
-        parsed.append((name, day))
-        latest = today() + FUTURE_MARGIN
+            if pointer.startswith("/provenance/") and pointer.rsplit("/", 1)[-1] in _DATES:
+                yield make("REC002", raw.path, pointer, f"{text!r} is not a real date", raw.pos(pointer))
+            continue  # elsewhere the schema's pattern reports the form
+        parsed[pointer] = day
         if day > latest:
+            name = pointer.rsplit("/", 1)[-1]
             yield make("REC008", raw.path, pointer, f"{name} {day.isoformat()} is in the future (latest allowed: {latest.isoformat()})", raw.pos(pointer))
-    checked = get(raw.data, "source", "release", "checked", kind=str)
-    if checked is not None:
-        try:
-            day = dt.date.fromisoformat(checked)
-        except ValueError:
-            day = None
-        if day is not None and day > today() + FUTURE_MARGIN:
-            yield make("REC008", raw.path, "/source/release/checked", f"checked {checked} is in the future", raw.pos("/source/release/checked"))
-    analyzed = get(raw.data, "provenance", "analyzed_at", kind=str)
-    if analyzed is not None:
-        try:
-            day = dt.date.fromisoformat(analyzed[:10])
-        except ValueError:
-            day = None  # the schema's pattern reports the form
-        if day is not None and day > today() + FUTURE_MARGIN:
-            yield make("REC008", raw.path, "/provenance/analyzed_at", f"analyzed_at {analyzed} is in the future", raw.pos("/provenance/analyzed_at"))
-    for (a_name, a), (b_name, b) in zip(parsed, parsed[1:]):
+    ordered = [(name, parsed[f"/provenance/{name}"]) for name in _DATES if f"/provenance/{name}" in parsed]
+    for (a_name, a), (b_name, b) in zip(ordered, ordered[1:]):
         if a > b:
             pointer = f"/provenance/{b_name}"
             yield make("REC003", raw.path, pointer, f"{b_name} {b.isoformat()} is before {a_name} {a.isoformat()}", raw.pos(pointer))
