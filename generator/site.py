@@ -27,7 +27,7 @@ from typing import IO
 import yaml
 from mkdocs.utils.meta import get_data
 
-from . import facts, render, routes
+from . import facts, render, routes, searchtext
 from .feeds import feed_files
 from .labels import LANGUAGE_NAMES
 from .model import Record
@@ -126,6 +126,7 @@ def _theme_config(lang: str) -> dict:
         "site_root": routes.to_site_root(lang),
         "only_here": _only_in(lang),
         "routes": routes.client_routes(),
+        "segment": searchtext.RULES if lang in searchtext.SEGMENTED else None,
     }
 
 
@@ -193,8 +194,12 @@ def _stop(running: dict[str, tuple[subprocess.Popen, IO[str]]]) -> None:
 
 
 def _start_pagefind(site: Path, work: Path, env: dict[str, str]) -> subprocess.Popen:
+    """Pagefind indexes a shadow copy of the pages in which Chinese is spaced (generator/searchtext.py) and writes
+    its index into the site."""
+    shadow = work / "index-shadow"
+    searchtext.write_shadow(site, shadow, [lang_root(lang) for lang in searchtext.SEGMENTED if lang in LANGS])
     return subprocess.Popen(
-        [sys.executable, "-m", "pagefind", "--site", str(site), "--silent"],
+        [sys.executable, "-m", "pagefind", "--site", str(shadow), "--output-path", str((site / routes.SEARCH_ROOT).resolve()), "--silent"],
         cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -24,6 +25,24 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     code = main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"])
     assert code == 0, "the fixture site failed to build"
     return out
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's own records (data/errors) built once; returns the site root."""
+    from generator.cli import main
+
+    out = tmp_path_factory.mktemp("real") / "site"
+    code = main(["build", "--out", str(out), "--data", str(REPO / "data" / "errors"), "--quiet"])
+    assert code == 0, "the repository's data failed to build"
+    return out
+
+
+@pytest.fixture(scope="module")
+def real_url(real_site: Path) -> Iterator[str]:
+    """The repository's site served by a real HTTP server on localhost."""
+    with serving(real_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,11 @@
  * The Pagefind bundle (pagefind/pagefind.js at the site root) is loaded on first use only, so pages that do
  * not search download nothing. pagefind.js picks the index for <html lang>, so each language searches only
  * its own pages. Result titles are set as text; excerpts are parsed inertly and only <mark> survives.
+ *
+ * Chinese (a page whose search box has data-segment): the index holds every Han character as a word (see
+ * generator/searchtext.py, the one home of the rule and of the character classes in data-segment). A query is
+ * spaced the same way and asked for as an exact phrase; when the phrase finds nothing, its words in any order.
+ * Titles and excerpts come back spaced: a space between two CJK characters is removed before they are shown.
  */
 (function () {
   "use strict";
@@ -21,6 +26,40 @@
   var MAX = 20;
 
   function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
+
+  /* ---- Chinese: the same spacing as generator/searchtext.py, from the same character classes. */
+  var segment = root.getAttribute("data-segment");
+  segment = segment ? JSON.parse(segment) : null;
+  function charClass(ranges) {
+    return "[" + ranges.map(function (r) { return "\\u{" + r[0].toString(16) + "}-\\u{" + r[1].toString(16) + "}"; }).join("") + "]";
+  }
+  var HAN = segment ? new RegExp(charClass(segment.han), "gu") : null;
+  var CJK = segment ? charClass(segment.han.concat(segment.punct)) : null;
+  var JOIN = segment ? new RegExp("(" + CJK + ")((?:<\\/?mark>)*)\\s+((?:<\\/?mark>)*)(?=" + CJK + ")", "gu") : null;
+  function spaced(text) {
+    return HAN ? text.replace(HAN, " $& ").replace(/\s+/g, " ").trim() : text;
+  }
+  function unspaced(text) {
+    if (!JOIN) return text;
+    text = text.replace(/\u3000/g, " ");
+    var before;
+    do { before = text; text = text.replace(JOIN, "$1$2$3"); } while (text !== before);
+    return text;
+  }
+  /* The Pagefind queries to try, in order: the query as it is, or for text with Han characters the exact phrase,
+   * then its longest word as a phrase with the other words beside it. */
+  function queries(query) {
+    query = query.trim();
+    if (!HAN || !query.match(HAN)) return [query];
+    var words = query.split(/\s+/);
+    var out = ['"' + spaced(query) + '"'];
+    if (words.length > 1) {
+      var longest = words.filter(function (w) { return w.match(HAN); }).sort(function (a, b) { return b.length - a.length; })[0];
+      out.push(['"' + spaced(longest) + '"'].concat(words.filter(function (w) { return w !== longest; }).map(spaced)).join(" "));
+    }
+    return out;
+  }
+  window.errdexSearchText = { spaced: spaced, unspaced: unspaced, queries: queries };
 
   function load() {
     if (loading) return loading;
@@ -76,9 +115,9 @@
       var article = document.createElement("article");
       article.className = "md-search-result__article md-typeset";
       var h = document.createElement("h1");
-      h.textContent = (data.meta && data.meta.title) || data.url;
+      h.textContent = unspaced((data.meta && data.meta.title) || data.url);
       var p = document.createElement("p");
-      p.appendChild(excerptNodes(data.excerpt || ""));
+      p.appendChild(excerptNodes(unspaced(data.excerpt || "")));
       article.appendChild(h);
       article.appendChild(p);
       a.appendChild(article);
@@ -93,8 +132,15 @@
     query = query.trim();
     if (!query) { list.textContent = ""; meta.textContent = idleText; return; }
     if (!pagefind) meta.textContent = msg("loading");
+    var forms = queries(query);
+    function attempt(pf, i) {
+      return (i === 0 ? pf.debouncedSearch(forms[0], {}, 120) : pf.search(forms[i])).then(function (res) {
+        if (res && !res.results.length && i + 1 < forms.length && mine === seq) return attempt(pf, i + 1);
+        return res;
+      });
+    }
     load().then(function (pf) {
-      return pf.debouncedSearch(query, {}, 120);
+      return attempt(pf, 0);
     }).then(function (res) {
       if (!res || mine !== seq) return null;
       return Promise.all(res.results.slice(0, MAX).map(function (r) { return r.data(); })).then(function (items) {

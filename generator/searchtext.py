@@ -1,0 +1,76 @@
+"""How the search index reads languages written without spaces (Chinese). The one home of the rule.
+
+Pagefind segments Chinese with a dictionary when it indexes, and the browser segments a query with ICU when it
+searches; the two disagree (显存 is one word to one of them and two to the other), so pages that contain a query
+are missed and pages that contain none of its words are found. errdex makes both sides agree by making every Han
+character a word of its own:
+
+- the index is built from a shadow copy of the pages (`write_shadow`) in which every Han character of the text
+  stands between spaces (`spaced`); the pages readers get are unchanged;
+- the page's search script (assets/javascripts/errdex-search.js) spaces the query in the same way and asks for it
+  as an exact phrase, so 显存 finds exactly the pages in which 显 is followed by 存; when the phrase finds nothing
+  it asks for the words, any order. Excerpts come back spaced; the script removes a space between two CJK
+  characters (Han or CJK punctuation).
+
+The character classes are data (`RULES`), sent to the script in the page (`data-segment` on the search box);
+tests/fixtures/search-conformance.json holds texts with the spacing both must give.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+# Code point ranges, inclusive. han: the CJK Unified Ideographs (with extensions A to F) and the compatibility
+# ideographs; punct: CJK symbols and punctuation, and the full- and half-width forms.
+RULES: dict[str, list[list[int]]] = {
+    "han": [[0x3400, 0x4DBF], [0x4E00, 0x9FFF], [0xF900, 0xFAFF], [0x20000, 0x2FA1F]],
+    "punct": [[0x3000, 0x303F], [0xFF00, 0xFFEF]],
+}
+SEGMENTED = ("zh",)  # the languages whose pages are indexed with every Han character as a word
+
+
+def _class(ranges: list[list[int]]) -> str:
+    return "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "]"
+
+
+_HAN = re.compile(_class(RULES["han"]))
+_SPACE = re.compile(r"\s+")
+_TEXT = re.compile(r">([^<]+)<")
+
+
+def spaced(text: str) -> str:
+    """`text` with every Han character a word: a space on each side, runs of white space as one space."""
+    return _SPACE.sub(" ", _HAN.sub(lambda m: f" {m.group(0)} ", text)).strip()
+
+
+def spaced_html(page: str) -> str:
+    """An HTML page with the text between its tags spaced (attribute values and markup are left as they are)."""
+    return _TEXT.sub(lambda m: ">" + (f" {spaced(m.group(1))} " if _HAN.search(m.group(1)) else m.group(1)) + "<", page)
+
+
+def write_shadow(site: Path, shadow: Path, roots: list[str]) -> int:
+    """Mirror the HTML pages of `site` into `shadow` for the indexer: pages under one of `roots` (language roots,
+    e.g. "zh/") spaced, every other page linked (or copied) unchanged. Returns how many pages were spaced."""
+    count = 0
+    for dirpath, _dirs, files in os.walk(site):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(site).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir + "/"
+        for name in files:
+            if not name.endswith(".html"):
+                continue
+            src, rel = here / name, rel_dir + name
+            dst = shadow / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if any(rel.startswith(root) for root in roots if root):
+                dst.write_text(spaced_html(src.read_text(encoding="utf-8")), encoding="utf-8")
+                count += 1
+            else:
+                try:
+                    os.link(src, dst)
+                except OSError:
+                    shutil.copyfile(src, dst)
+    return count
