@@ -137,6 +137,7 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         "severity": record.error.severity,
         "repo": record.repo,
         "title": title(record),
+        "title_zh": page_title(record, "zh"),
         "html": links.html(record.id),
         **pattern_analysis(record.error.regex, record.error.exception_class),
     }

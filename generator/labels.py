@@ -107,8 +107,13 @@ LABELS: dict[str, dict[str, str]] = {
         "with_tag": "Errors tagged {name}",
         "with_severity": "Errors of severity {name}",
         "browse_intro": "Each entry shows the message, the project and the severity.",
-        "report_title": "[{id}] ",
-        "report_body": "Record: {id}\nPage: {page}\n\nWhat is wrong or missing?\n",
+        "best_fix": "Best fix",
+        "applies_to": "Seen in",
+        "more_fixes": "All solutions",
+        "worked": "Worked for me",
+        "failed": "Did not work",
+        "report_title": "Correction: {id}",
+        "report_body": "Page: {page}\n\nWhat is wrong or missing, and how do you know?\n",
     },
     "zh": {
         "title": "在 {repo} 中，“{message}” 是什么原因造成的？",
@@ -207,8 +212,13 @@ LABELS: dict[str, dict[str, str]] = {
         "with_tag": "标签为 {name} 的错误",
         "with_severity": "严重程度为 {name} 的错误",
         "browse_intro": "每一项列出错误消息、所属项目和严重程度。",
-        "report_title": "[{id}] ",
-        "report_body": "Record: {id}\nPage: {page}\n\nWhat is wrong or missing?\n",
+        "best_fix": "首选修复",
+        "applies_to": "出现于",
+        "more_fixes": "全部解决方法",
+        "worked": "对我有效",
+        "failed": "对我无效",
+        "report_title": "Correction: {id}",
+        "report_body": "Page: {page}\n\nWhat is wrong or missing, and how do you know?\n",
     },
 }
 
@@ -236,6 +246,41 @@ VALUE_LABELS: dict[str, dict[str, str]] = {
         "active": "仍存在", "fixed": "已修复", "changed": "已变化", "unknown": "未知",
     },
 }
+
+
+# Record categories (free slugs in the records): how each is named. A category without an entry is shown as its
+# slug in words ("model_loading_error" -> "model loading error"); tests/test_data.py wants every category of
+# data/errors named here in every language.
+CATEGORY_LABELS: dict[str, dict[str, str]] = {
+    "api_error": {"en": "API error", "zh": "API 错误"},
+    "authentication_error": {"en": "authentication error", "zh": "认证错误"},
+    "build_error": {"en": "build error", "zh": "构建错误"},
+    "compatibility_error": {"en": "compatibility error", "zh": "兼容性错误"},
+    "configuration_error": {"en": "configuration error", "zh": "配置错误"},
+    "dependency_error": {"en": "dependency error", "zh": "依赖错误"},
+    "distributed_error": {"en": "distributed error", "zh": "分布式错误"},
+    "environment_error": {"en": "environment error", "zh": "环境错误"},
+    "hardware_error": {"en": "hardware error", "zh": "硬件错误"},
+    "import_error": {"en": "import error", "zh": "导入错误"},
+    "input_error": {"en": "input error", "zh": "输入错误"},
+    "installation_error": {"en": "installation error", "zh": "安装错误"},
+    "memory_error": {"en": "memory error", "zh": "内存错误"},
+    "model_loading_error": {"en": "model loading error", "zh": "模型加载错误"},
+    "network_error": {"en": "network error", "zh": "网络错误"},
+    "quantization_error": {"en": "quantization error", "zh": "量化错误"},
+    "request_error": {"en": "request error", "zh": "请求错误"},
+    "resource_error": {"en": "resource error", "zh": "资源错误"},
+    "runtime_error": {"en": "runtime error", "zh": "运行时错误"},
+    "startup_error": {"en": "start-up error", "zh": "启动错误"},
+    "timeout_error": {"en": "timeout", "zh": "超时错误"},
+    "validation_error": {"en": "validation error", "zh": "校验错误"},
+}
+
+
+def category_label(slug: str, lang: str) -> str:
+    """How a record category is shown in `lang`."""
+    known = CATEGORY_LABELS.get(slug)
+    return known[lang] if known else slug.replace("_", " ").replace("-", " ")
 
 
 # Each language's name in itself (the language switcher).

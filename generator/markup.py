@@ -8,6 +8,7 @@ prints `page.meta.title` without escaping.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from pathlib import Path
@@ -94,6 +95,117 @@ def _one_line(value: Any) -> Any:
     return Markup(str(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "&#10;"))
 
 
+# Record text stays text; three shapes of it are shown as code, built here from escaped pieces (no record text is
+# ever read as markup): a `backtick span`; a command-line flag (--max-model-len, -ngl, --flag=value), kept on one
+# line; and a command (a backtick span, or a whole line, that starts with a program people run), shown as a code
+# block, which the theme gives a copy button; a command in backticks shorter than COMMAND_INLINE characters stays
+# inline code, so a sentence is not broken for `hf auth login`.
+_TICKS = re.compile(r"`([^`\n]+)`")
+_FLAG = re.compile(r"(?<![\w/.-])(--?[A-Za-z][A-Za-z0-9_.-]*(?:=[^\s,;)`'\"，。；）]+)?)")
+COMMAND_INLINE = 24
+_COMMAND = re.compile(
+    r"(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:pip3?|python3?|uv|conda|vllm|sglang|ollama|llama-server|llama-cli|"
+    r"text-generation-launcher|docker|nvidia-smi|huggingface-cli|hf|export|git|cmake|apt-get|apt|torchrun|"
+    r"accelerate|trtllm-build|trtllm-serve|CMAKE_ARGS=\S+\s+pip)\s+\S.*"
+)
+
+
+def _flags(text: str) -> Markup:
+    out, last = [], 0
+    for m in _FLAG.finditer(text):
+        out.append(escape(text[last:m.start()]))
+        out.append(Markup('<code class="errdex-flag">{}</code>').format(m.group(1)))
+        last = m.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
+def _is_command(span: str) -> bool:
+    return len(span.strip()) >= COMMAND_INLINE and _COMMAND.fullmatch(span.strip()) is not None
+
+
+def _command(body: str) -> Markup:
+    return Markup('<pre class="errdex-command"><code>{}</code></pre>').format(body.strip())
+
+
+def rich(text: str) -> Markup:
+    """Record text with its code, flags and commands marked up (see above); everything else escaped."""
+    out = []
+    for line in text.split("\n"):
+        if out:
+            out.append(Markup("\n"))
+        if _COMMAND.fullmatch(line.strip()) and "`" not in line:
+            out.append(_command(line))
+            continue
+        last = 0
+        for m in _TICKS.finditer(line):
+            out.append(_flags(line[last:m.start()]))
+            body = m.group(1)
+            out.append(_command(body) if _is_command(body) else Markup("<code>{}</code>").format(body))
+            last = m.end()
+        out.append(_flags(line[last:]))
+    return Markup("").join(out)
+
+
+def has_block(text: str) -> bool:
+    """Whether `rich(text)` holds a code block (its container must then be a block element, not <p> or <span>)."""
+    return any(_COMMAND.fullmatch(line.strip()) and "`" not in line for line in text.split("\n")) or any(
+        _is_command(m.group(1)) for m in _TICKS.finditer(text))
+
+
+_WORDS = re.compile(r"\s+|[\w.-]+|[^\w\s]")  # the units of change within a line
+
+
+def _marked(tokens: list[str], changed: set[int]) -> Markup:
+    """The tokens, with each run of changed ones (white space between two changed tokens included) in one <mark>."""
+    flags = [i in changed and bool(t.strip()) for i, t in enumerate(tokens)]
+    for i, t in enumerate(tokens):
+        if not t.strip() and 0 < i < len(tokens) - 1 and flags[i - 1] and flags[i + 1]:
+            flags[i] = True
+    out, run = [], []
+    for t, flag in zip(tokens, flags):
+        if flag:
+            run.append(t)
+            continue
+        if run:
+            out.append(Markup("<mark>{}</mark>").format("".join(run)))
+            run = []
+        out.append(escape(t))
+    if run:
+        out.append(Markup("<mark>{}</mark>").format("".join(run)))
+    return Markup("").join(out)
+
+
+def _line(kind: str, sign: str, body: Markup) -> Markup:
+    return Markup('<span class="errdex-diff__{}">{} {}</span>').format(kind, sign, body)
+
+
+def diff_block(before: str, after: str) -> Markup:
+    """An example fix as one unified diff: lines removed (-), added (+) and kept, with the words that changed in
+    a changed line marked. Built from escaped pieces; no highlighting, so that the marks are the only colour."""
+    old, new = clean(before).split("\n"), clean(after).split("\n")
+    rows: list[Markup] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "equal":
+            rows += [_line("same", " ", escape(line)) for line in old[i1:i2]]
+            continue
+        dels, adds = old[i1:i2], new[j1:j2]
+        for k in range(max(len(dels), len(adds))):
+            a = _WORDS.findall(dels[k]) if k < len(dels) else None
+            b = _WORDS.findall(adds[k]) if k < len(adds) else None
+            gone, came = set(range(len(a or []))), set(range(len(b or [])))
+            if a is not None and b is not None:
+                for tag, x1, x2, y1, y2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+                    if tag == "equal":
+                        gone -= set(range(x1, x2))
+                        came -= set(range(y1, y2))
+            if a is not None:
+                rows.append(_line("del", "-", _marked(a, gone)))
+            if b is not None:
+                rows.append(_line("add", "+", _marked(b, came)))
+    return Markup('<pre class="errdex-diff"><code>{}</code></pre>').format(Markup("\n").join(rows))
+
+
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         finalize=_one_line,
@@ -106,6 +218,8 @@ def _env() -> jinja2.Environment:
     )
     env.filters["fm"] = front_matter_value
     env.filters["pct"] = percent
+    env.filters["rich"] = rich
+    env.tests["block"] = has_block
     return env
 
 

@@ -111,6 +111,7 @@ def component_schemas(api_version: str) -> dict[str, Any]:
                 "severity": severity,
                 "repo": _str("Project (owner/name)."),
                 "title": _str('The question the page answers: What causes "<message>" in <repo>?'),
+                "title_zh": _str("The same question as the Chinese page asks it."),
                 "html": _str("English page of the record.", format="uri-reference"),
                 "js_source": _str("The same pattern for JavaScript: `new RegExp(js_source, js_flags)` matches what `regex` matches in RE2."),
                 "js_flags": _str("Flags for `new RegExp`: always `u`, plus `i` for a case-insensitive pattern."),
@@ -121,7 +122,7 @@ def component_schemas(api_version: str) -> dict[str, Any]:
                 "exception_name": _str("The exception class without its module: named on the matched line, it raises the score (see `rules`)."),
                 "superseded_by": _str("Canonical id of the successor, when the record is retired: prefer the successor's page."),
             },
-            ["id", "regex", "message", "severity", "repo", "title", "html", "js_source", "js_flags", "literals", "specificity", "anchored"],
+            ["id", "regex", "message", "severity", "repo", "title", "title_zh", "html", "js_source", "js_flags", "literals", "specificity", "anchored"],
         ),
         "MatchRules": _object(
             "How a match is scored: specificity, plus these bonuses, minus the penalty (errdex match and the site use the same).",

@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 from . import routes
-from .labels import LABELS, VALUE_LABELS, page_title
+from .labels import LABELS, VALUE_LABELS, category_label, page_title
 from .evidence import overall, tallies
 from .fixes import DATASETS, estimate_text, fix_items, tally_of, tally_view
-from .markup import Text, clean, code_block, env, pick, pick_all, safe_url, snippet_block
+from .markup import Text, clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
 from .model import SEVERITIES, Record
 from .routes import PAGES, relative
 
@@ -38,11 +37,27 @@ class SiteLinks:
         return f"{base}/{routes.record_file(record_id)}"
 
     def report_url(self, record_id: str, page: str) -> str | None:
+        """The correction form, with the record and the page filled in."""
         if not self.repo_url:
             return None
         labels = LABELS["en"]
-        query = urlencode({"title": labels["report_title"].format(id=record_id), "body": labels["report_body"].format(id=record_id, page=page)})
-        return f"{self.repo_url.rstrip('/')}/issues/new?{query}"
+        return routes.issue_form(self.repo_url, "correction", {
+            "title": labels["report_title"].format(id=record_id),
+            "record": record_id,
+            "details": labels["report_body"].format(id=record_id, page=page),
+        })
+
+    def fix_report_url(self, record_id: str, fix: str, outcome: str, page: str) -> str | None:
+        """The fix-report form for the fix at JSON pointer `fix` ("/solutions/0"), with the outcome filled in."""
+        if not self.repo_url:
+            return None
+        return routes.issue_form(self.repo_url, "fix_report", {
+            "title": f"Fix report: {record_id} {fix} {outcome}",
+            "record": record_id,
+            "fix": fix,
+            "outcome": outcome,
+            "page": page,
+        })
 
 
 @dataclass
@@ -115,6 +130,7 @@ def _example_fix(record: Record, lang: str) -> dict[str, Any] | None:
         "before": code_block(fix.before, fix.language or "python"),
         "after": code_block(fix.after, fix.language or "python"),
         "note": pick(fix, "note", lang),
+        "diff": diff_block(fix.before, fix.after),
     }
 
 
@@ -242,16 +258,19 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
         },
         "error": _error(record, lang),
         "project": {"name": record.repo, "href": page.link("project", record.repo)},
-        "category": {"name": record.category, "href": page.link("category", record.category)},
+        "category": {"name": category_label(record.category, lang), "href": page.link("category", record.category)},
         "tags": [{"name": t, "href": page.link("tag", t)} for t in record.tags],
         "severity_href": page.link("severity", record.error.severity),
         "explanation": pick(record, "explanation", lang),
         "root_cause": pick(record, "root_cause", lang),
         "source": _source(record),
         "solutions": [
-            {"text": text, "tally": tally_of(record, f"/solutions/{i}", counted, lang)}
+            {"text": text, "tally": tally_of(record, f"/solutions/{i}", counted, lang),
+             "worked": safe_url(links.fix_report_url(record.id, f"/solutions/{i}", "worked", "/" + page.url)),
+             "failed": safe_url(links.fix_report_url(record.id, f"/solutions/{i}", "failed", "/" + page.url))}
             for i, text in enumerate(pick_all(record, "solutions", lang))
         ],
+        "applies_to": [v.version for v in record.versions if v.status == "active"],
         "fixes_overall": tally_view(everything, lang) if everything.reports else None,
         "resolvable": VALUE_LABELS[lang][record.resolvable] if record.resolvable else None,
         "example_fix": _example_fix(record, lang),
@@ -298,6 +317,8 @@ def _sorted(records: Iterable[Record]) -> list[Record]:
 
 
 def _key_label(grouping: str, key: str, lang: str) -> str:
+    if grouping == "category":
+        return category_label(key, lang)
     return VALUE_LABELS[lang][key] if routes.GROUPS[grouping].labelled else key
 
 

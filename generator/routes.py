@@ -195,10 +195,25 @@ def relative(from_url: str, to_url: str) -> str:
     return rel
 
 
+# The project's issue forms (.github/ISSUE_TEMPLATE/), opened prefilled from the pages: `?template=<file>` plus
+# one query parameter per field id.
+ISSUE_FORMS: dict[str, str] = {"correction": "correction.yml", "new_error": "new-error.yml", "fix_report": "fix-report.yml"}
+
+
+def issue_form(repo_url: str, form: str, fields: dict[str, str]) -> str:
+    """The address that opens issue form `form` of `repo_url` with `fields` filled in."""
+    from urllib.parse import urlencode
+
+    return f"{repo_url.rstrip('/')}/issues/new?" + urlencode({"template": ISSUE_FORMS[form], **fields})
+
+
 def client_routes() -> dict[str, str]:
     """Routes for the theme and the page JavaScript (handed over as `config.extra.errdex.routes`): `{id}` is a
-    record id; page routes are relative to a language root, the others to the site root."""
+    record id; page routes are relative to a language root, the others to the site root; `issue_new_error` is
+    relative to the repository's address."""
     return {
+        "paste_page": page_url("match"),
+        "issue_new_error": "issues/new?template=" + ISSUE_FORMS["new_error"],
         "error_page": page_url("error", "{id}"),
         "api_record": api_url("record", "{id}"),
         "api_match": api_url("match"),

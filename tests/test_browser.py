@@ -95,3 +95,62 @@ def test_hostile_record_runs_nothing(page, base_url):
     assert page.evaluate("document.querySelectorAll('article script, article img, .md-search-result script, .md-search-result img').length") == 0
     assert "<script>alert(1)</script>" in page.locator("article.md-content__inner h1").inner_text()
     assert page.problems == []
+
+
+PASTED = "[rank0]: servekit.CacheOOMError: Cannot allocate 4096 KV cache blocks: out of GPU memory"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_pasted_error_in_the_home_box_reaches_its_record(page, base_url, lang):
+    prefix = "zh/" if lang == "zh" else ""
+    page.goto(base_url + prefix, wait_until="networkidle")
+    page.fill(".errdex-home-search input", PASTED)
+    page.press(".errdex-home-search input", "Enter")
+    first = page.locator(".md-search-result__item").first
+    first.wait_for(timeout=15000)
+    assert first.get_attribute("data-errdex-matched") == "demo/kv-cache-out-of-memory"
+    title = first.locator("h1").inner_text()
+    assert ("是什么原因造成的" in title) if lang == "zh" else title.startswith("What causes")
+    assert first.locator("code").inner_text() == "Cannot allocate 4096 KV cache blocks: out of GPU memory"
+    # The record is not listed twice, and a whole log can go to the paste page with the text.
+    hrefs = [a.get_attribute("href") for a in page.locator(".md-search-result__link").all()]
+    assert sum(h.rstrip("/").endswith("errors/demo/kv-cache-out-of-memory") for h in hrefs) == 1
+    page.locator(".errdex-search-paste a").click()
+    page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
+    assert page.locator("textarea").input_value() == PASTED
+    assert page.locator("[data-errdex-result]").first.get_attribute("data-id") == "demo/kv-cache-out-of-memory"
+    assert page.problems == []
+
+
+def test_a_pasted_error_in_the_header_search_reaches_its_record(page, base_url):
+    page.goto(base_url + "browse/tags/", wait_until="networkidle")
+    page.keyboard.press("/")
+    page.keyboard.insert_text(PASTED)
+    page.wait_for_selector("[data-errdex-matched]", timeout=15000)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url(base_url + FULL)
+    assert page.problems == []
+
+
+def test_an_unrecognised_error_offers_the_paste_page_and_a_prefilled_proposal(page, base_url):
+    page.goto(base_url, wait_until="networkidle")
+    page.keyboard.press("/")
+    page.keyboard.insert_text("qqzx zzvw error")
+    page.wait_for_selector(".errdex-search-propose", timeout=15000)
+    assert page.locator("[data-errdex-matched]").count() == 0
+    href = page.locator(".errdex-search-propose a").get_attribute("href")
+    assert href.startswith("https://github.com/errdex/errdex/issues/new?template=new-error.yml&")
+    assert "message=qqzx+zzvw+error" in href
+    assert page.locator(".errdex-search-paste a").get_attribute("href").endswith("/match/?paste=qqzx+zzvw+error")
+    assert page.problems == []
+
+
+def test_the_chinese_paste_page_shows_chinese_titles(page, base_url):
+    page.goto(base_url + "zh/match/", wait_until="networkidle")
+    page.wait_for_selector("[data-errdex-matcher][data-state=ready]", timeout=15000)
+    page.fill("textarea", PASTED)
+    page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
+    title = page.locator("[data-errdex-result] .errdex-matcher__title a").first.inner_text()
+    assert title.startswith("在 example-org/servekit 中") and "是什么原因造成的" in title
+    assert page.problems == []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from generator.pipeline import check
 
 DATA = Path(__file__).parent.parent / "data/errors"
@@ -64,3 +66,11 @@ def test_no_number_is_typed() -> None:
             for fix, tally in doc.get("evidence", {}).get("by_fix", {}).items():
                 reports = [r for r in doc["record"]["reports"] if r["fix"] == fix]
                 assert tally["reports"] == len(reports) > 0, (name, fix)
+
+
+def test_every_category_is_named_in_every_language() -> None:
+    from generator.labels import CATEGORY_LABELS
+
+    categories = {yaml.safe_load(p.read_text(encoding="utf-8"))["category"] for p in DATA.rglob("*.yaml")}
+    assert categories - set(CATEGORY_LABELS) == set(), "add the category to generator/labels.CATEGORY_LABELS"
+    assert all(set(v) == {"en", "zh"} for v in CATEGORY_LABELS.values())

@@ -41,7 +41,8 @@ def test_golden_snapshot(records, data, bless, lang):
 
 def test_sections_in_order(records, data):
     page = render.render_error_page(records["demo/kv-cache-out-of-memory"], "en", data, LINKS)
-    anchors = ["the-error", "what-it-means", "source", "solutions", "example-fix", "defensive-patterns", "prevention",
+    # The answer first: the fixes come before the snippet of the code that raises the error.
+    anchors = ["the-error", "what-it-means", "solutions", "example-fix", "source", "defensive-patterns", "prevention",
                "when-it-happens", "dead-ends", "workarounds", "versions", "os-notes", "official-docs", "related",
                "provenance", "links"]
     positions = [page.index("{: #" + a + " }") for a in anchors]
@@ -250,7 +251,23 @@ def test_links_section(pages, lang):
     links = section(pages[FULL, lang], "links")
     assert f'class="errdex-json" href="../../../{"../" if lang == "zh" else ""}api/errors/{FULL}.json"' in links
     assert 'href="https://github.com/errdex/errdex/edit/main/data/errors/demo/kv-cache-out-of-memory.yaml"' in links
-    assert "https://github.com/errdex/errdex/issues/new?title=%5Bdemo%2Fkv-cache-out-of-memory%5D" in links
+    # "Report a problem" opens the correction form with the record filled in.
+    assert "https://github.com/errdex/errdex/issues/new?template=correction.yml&amp;title=Correction%3A+demo%2Fkv-cache-out-of-memory&amp;record=demo%2Fkv-cache-out-of-memory" in links
+
+
+def test_each_solution_links_a_prefilled_fix_report(pages):
+    solutions = section(pages[FULL, "en"], "solutions")
+    assert solutions.count("template=fix-report.yml") == 2 * solutions.count("<li>")
+    assert "fix=%2Fsolutions%2F0&amp;outcome=worked" in solutions and "fix=%2Fsolutions%2F0&amp;outcome=failed" in solutions
+    assert ">Worked for me</a> · <a" in solutions and ">对我有效</a>" in section(pages[FULL, "zh"], "solutions")
+
+
+def test_the_page_leads_with_the_answer(pages):
+    page = pages[FULL, "en"]
+    summary = page.index('class="errdex-summary"')
+    best = page.index('class="errdex-best-fix"')
+    assert page.index("<h1") < summary < best < page.index("{: #the-error }") < page.index("{: #solutions }") < page.index("{: #source }")
+    assert "Seen in servekit 0.4.2" in page[summary:best]
 
 
 def test_superseded_notice(pages):
@@ -301,3 +318,25 @@ def _check_snapshot(text: str, golden: Path, bless: bool) -> None:
         if not bless:
             pytest.fail(f"wrote the missing snapshot {golden.name}; check it and run again")
     assert text == golden.read_text(encoding="utf-8"), f"{golden.name} differs; run with ERRDEX_BLESS=1 if intended"
+
+
+@pytest.mark.parametrize("text", ["<script>alert(1)</script> --flag=<b>x</b> `<img src=x onerror=alert(1)>`",
+                                  "`vllm serve <b>m</b> --max-model-len 8192 --x '\"'`", "pip install x<svg onload=1>  y"])
+def test_rich_text_makes_only_its_own_tags(text):
+    out = str(markup.rich(text))
+    assert set(re.findall(r"</?([a-z]+)", out)) <= {"code", "pre"}
+    assert "<b>" not in out and "<img" not in out and "<svg" not in out and "<script" not in out
+
+
+def test_rich_text_marks_flags_code_and_commands():
+    assert str(markup.rich("Raise --gpu-memory-utilization (e.g. 0.95)")) == 'Raise <code class="errdex-flag">--gpu-memory-utilization</code> (e.g. 0.95)'
+    assert str(markup.rich("run `hf auth login` first")) == "run <code>hf auth login</code> first"
+    assert str(markup.rich("Relaunch:\nvllm serve m --max-model-len 8192")) == 'Relaunch:\n<pre class="errdex-command"><code>vllm serve m --max-model-len 8192</code></pre>'
+    assert markup.has_block("Relaunch:\nvllm serve m --max-model-len 8192") and not markup.has_block("a well-known re-run")
+
+
+def test_example_fix_diff_marks_the_changed_words_and_escapes_everything():
+    out = str(markup.diff_block("launch --max-batch-prefill-tokens 8192 <x>", "launch --max-batch-prefill-tokens 2048 <x>\n<script>"))
+    assert '<span class="errdex-diff__del">- launch --max-batch-prefill-tokens <mark>8192</mark> &lt;x&gt;</span>' in out
+    assert '<span class="errdex-diff__add">+ launch --max-batch-prefill-tokens <mark>2048</mark> &lt;x&gt;</span>' in out
+    assert '<span class="errdex-diff__add">+ <mark>&lt;script&gt;</mark></span>' in out

@@ -49,7 +49,7 @@ function load(text, skip) {
       if (!/^[iu]*$/.test(e.js_flags)) return;
       var folded = e.js_flags.indexOf("i") >= 0;
       var p = {
-        index: patterns.length, id: e.id, title: e.title || e.id, message: e.message || "",
+        index: patterns.length, id: e.id, title: e.title || e.id, title_zh: e.title_zh || e.title || e.id, message: e.message || "",
         source: e.js_source, flags: e.js_flags, folded: folded, re: null,
         spec: typeof e.specificity === "number" ? e.specificity : 0,
         exc: typeof e.exception_class === "string" ? e.exception_class : "",
@@ -194,7 +194,7 @@ function rank(hits) {
     else byLine.set(r.first.line, i + 1);
     var h = r.first;
     return {
-      id: r.p.id, title: r.p.title, line: h.line, column: h.column, text: h.text, span: h.span, values: h.values,
+      id: r.p.id, title: r.p.title, title_zh: r.p.title_zh, line: h.line, column: h.column, text: h.text, span: h.span, values: h.values,
       message: fill(r.p.message, h.values), occurrences: r.occurrences, lines: r.lines, score: r.score, reasons: r.why,
       superseded_by: r.p.superseded || null
     };

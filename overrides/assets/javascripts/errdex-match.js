@@ -29,6 +29,7 @@
   var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
   var indexUrl = new URL(root.getAttribute("data-route-match"), siteRoot).href;
   var errorPage = root.getAttribute("data-route-error-page");
+  var lang = document.documentElement.lang;
   var BUDGET_MS = 1500;
   var HARD_LIMIT_MS = 4000;
   var SHOW = 20;
@@ -128,7 +129,7 @@
       item.setAttribute("data-errdex-result", "");
       item.setAttribute("data-id", r.id);
       var head = el("p", "errdex-matcher__title");
-      var link = el("a", null, r.title);
+      var link = el("a", null, (lang === "zh" && r.title_zh) || r.title);
       link.href = pageUrl(r.id);
       head.appendChild(link);
       head.appendChild(el("span", "errdex-matcher__score", " " + fmt("score", [r.score])));
@@ -176,6 +177,8 @@
     request(area.value);
   });
   status.textContent = msg("loading");
+  var given = new URLSearchParams(window.location.search).get("paste"); // from the search box: "match it here"
+  if (given) area.value = given;
   fetch(indexUrl, { credentials: "same-origin" }).then(function (r) {
     if (!r.ok) throw new Error("HTTP " + r.status);
     return r.text();

@@ -8,6 +8,11 @@
  * generator/searchtext.py, the one home of the rule and of the character classes in data-segment). A query is
  * spaced the same way and asked for as an exact phrase; when the phrase finds nothing, its words in any order.
  * Titles and excerpts come back spaced: a space between two CJK characters is removed before they are shown.
+ *
+ * A pasted error (a query that names an error: see `pasted`) is also run through the matcher, in a Web Worker
+ * (errdex-match-worker.js, the paste page's) over the site's match.json, fetched on first use: the records it
+ * recognises come first, then the full-text results, then a link to the paste page (for a whole log) and one that
+ * proposes the error (the new-error issue form, prefilled) when nothing was recognised.
  */
 (function () {
   "use strict";
@@ -75,6 +80,71 @@
     return loading;
   }
 
+  /* ---- Pasted errors: the matcher first. */
+  var lang = document.documentElement.lang;
+  var pageRoot = new URL(root.getAttribute("data-page-root"), document.baseURI);
+  var matchUrl = new URL(root.getAttribute("data-route-match"), new URL(root.getAttribute("data-site-root"), document.baseURI)).href;
+  var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
+  var MATCH_LIMIT_MS = 3000, SHOW_MATCHED = 3;
+  var worker = null, workerReady = null, matchSeq = 0, waiting = null;
+  function pasted(query) {
+    return query.length >= 12 && /\n|error|exception|traceback|failed|panicked|assert|fatal|denied|not found|out of memory/i.test(query);
+  }
+  function matcher() {
+    if (workerReady) return workerReady;
+    workerReady = fetch(matchUrl, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    }).then(function (text) {
+      return new Promise(function (resolve, reject) {
+        worker = new Worker(workerUrl);
+        worker.onmessage = function (e) {
+          if (e.data && e.data.type === "ready") resolve(worker);
+          else if (e.data && e.data.type === "failed") reject(new Error(e.data.error));
+        };
+        worker.postMessage({ type: "load", text: text, skip: [] });
+      });
+    });
+    workerReady.catch(function () { workerReady = null; });
+    return workerReady;
+  }
+  function match(text) {
+    return matcher().then(function (w) {
+      return new Promise(function (resolve) {
+        var mine = ++matchSeq;
+        if (waiting) { clearTimeout(waiting.timer); waiting.resolve(null); } // a newer query supersedes it
+        var timer = setTimeout(function () { waiting = null; w.terminate(); workerReady = null; resolve(null); }, MATCH_LIMIT_MS);
+        waiting = { timer: timer, resolve: resolve };
+        w.onmessage = function (e) {
+          var d = e.data || {};
+          if (d.type === "result" && d.seq === mine) { clearTimeout(timer); waiting = null; resolve(d); }
+        };
+        w.postMessage({ type: "match", text: text, seq: mine, budget: 1000 });
+      });
+    }).catch(function () { return null; });
+  }
+  function pageUrl(id) {
+    return new URL(root.getAttribute("data-route-error-page").split("{id}").join(id), pageRoot).href;
+  }
+  function item(href, title, text, cls) {
+    var li = document.createElement("li");
+    li.className = "md-search-result__item" + (cls ? " " + cls : "");
+    var a = document.createElement("a");
+    a.className = "md-search-result__link";
+    a.href = href;
+    a.tabIndex = -1;
+    var article = document.createElement("article");
+    article.className = "md-search-result__article md-typeset";
+    var h = document.createElement("h1");
+    h.textContent = title;
+    article.appendChild(h);
+    if (text instanceof Node) { var p = document.createElement("p"); p.appendChild(text); article.appendChild(p); }
+    else if (text) { var q = document.createElement("p"); q.textContent = text; article.appendChild(q); }
+    a.appendChild(article);
+    li.appendChild(a);
+    return li;
+  }
+
   function open() {
     if (toggle && !toggle.checked) toggle.checked = true;
     load().catch(function () { meta.textContent = msg("failed"); });
@@ -87,6 +157,7 @@
 
   /* Excerpt HTML from the index -> nodes: text stays text, <mark> is the only element kept. */
   function excerptNodes(html) {
+    html = html.replace(/¶/g, ""); // heading anchors' marks
     var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
     var out = document.createDocumentFragment();
     doc.body.firstChild.childNodes.forEach(function (node) {
@@ -101,29 +172,41 @@
     return out;
   }
 
-  function render(items, total) {
+  function render(items, total, matched, query) {
     list.textContent = "";
     active = -1;
-    meta.textContent = total === 0 ? msg("none") : total === 1 ? msg("one") : msg("other").replace("#", String(total));
-    items.forEach(function (data) {
-      var li = document.createElement("li");
-      li.className = "md-search-result__item";
-      var a = document.createElement("a");
-      a.className = "md-search-result__link";
-      a.href = data.url;
-      a.tabIndex = -1;
-      var article = document.createElement("article");
-      article.className = "md-search-result__article md-typeset";
-      var h = document.createElement("h1");
-      h.textContent = unspaced((data.meta && data.meta.title) || data.url);
-      var p = document.createElement("p");
-      p.appendChild(excerptNodes(unspaced(data.excerpt || "")));
-      article.appendChild(h);
-      article.appendChild(p);
-      a.appendChild(article);
-      li.appendChild(a);
+    var recognised = matched && matched.results ? matched.results.slice(0, SHOW_MATCHED) : [];
+    var count = total + recognised.filter(function (r) {
+      return !items.some(function (d) { return new URL(d.url, document.baseURI).href === pageUrl(r.id); });
+    }).length;
+    meta.textContent = count === 0 ? msg("none") : count === 1 ? msg("one") : msg("other").replace("#", String(count));
+    recognised.forEach(function (r) {
+      var line = document.createDocumentFragment();
+      line.appendChild(document.createTextNode(msg("matched") + ": "));
+      var code = document.createElement("code");
+      code.textContent = r.text.slice(r.span[0], r.span[1]);
+      line.appendChild(code);
+      var li = item(pageUrl(r.id), (lang === "zh" && r.title_zh) || r.title, line, "errdex-search-matched");
+      li.setAttribute("data-errdex-matched", r.id);
       list.appendChild(li);
     });
+    var shown = recognised.map(function (r) { return pageUrl(r.id); });
+    items.forEach(function (data) {
+      if (shown.indexOf(new URL(data.url, document.baseURI).href) >= 0) return; // already first, as recognised
+      list.appendChild(item(data.url, unspaced((data.meta && data.meta.title) || data.url), excerptNodes(unspaced(data.excerpt || ""))));
+    });
+    if (query && (pasted(query) || count === 0)) {
+      var paste = new URL(root.getAttribute("data-route-paste"), pageRoot);
+      paste.searchParams.set("paste", query.slice(0, 4000));
+      list.appendChild(item(paste.href, msg("paste"), "", "errdex-search-paste"));
+      var propose = root.getAttribute("data-propose");
+      if (propose && !recognised.length) {
+        var url = new URL(propose);
+        url.searchParams.set("title", "New error: " + query.split("\n")[0].slice(0, 120));
+        url.searchParams.set("message", query.slice(0, 4000));
+        list.appendChild(item(url.href, msg("propose"), "", "errdex-search-propose"));
+      }
+    }
   }
 
   var seq = 0;
@@ -139,12 +222,13 @@
         return res;
       });
     }
+    var matching = pasted(query) ? match(query) : Promise.resolve(null);
     load().then(function (pf) {
       return attempt(pf, 0);
     }).then(function (res) {
       if (!res || mine !== seq) return null;
-      return Promise.all(res.results.slice(0, MAX).map(function (r) { return r.data(); })).then(function (items) {
-        if (mine === seq) render(items, res.results.length);
+      return Promise.all([matching, Promise.all(res.results.slice(0, MAX).map(function (r) { return r.data(); }))]).then(function (both) {
+        if (mine === seq) render(both[1], res.results.length, both[0], query);
       });
     }).catch(function () { meta.textContent = msg("failed"); });
   }
