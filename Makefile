@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup validate build serve test bench harvest clean
+.PHONY: setup validate build serve test bench harvest wheel clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,11 @@ serve: build
 test: setup
 	$(BIN)/pytest -q
 
+# A wheel that works outside any checkout: it ships the compiled match data of data/errors (errdex bundle).
+wheel: setup
+	$(BIN)/errdex bundle
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
+
 bench: setup
 	$(BIN)/python -m bench.validate
 
@@ -39,4 +44,4 @@ harvest: setup
 	$(BIN)/errdex stats --links data/catalog/links.json
 
 clean:
-	rm -rf site build .pytest_cache
+	rm -rf site build dist generator/data .pytest_cache

@@ -185,7 +185,7 @@ def time_scan(index: Path, log: Path) -> tuple[float, float, int]:
     from generator.match import Matcher, load_index
 
     t0 = time.perf_counter()
-    patterns, rules = load_index(index)
+    patterns, rules, _ = load_index(index)
     matcher = Matcher(patterns, rules=rules)
     t1 = time.perf_counter()
     with open(log, "rb") as f:

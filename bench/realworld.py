@@ -49,7 +49,7 @@ def load_patterns(index: Path | None, data: Path = DATA) -> list:
     from generator.match import load_index, patterns_from_records
 
     if index is not None:
-        return load_index(index)
+        return load_index(index)[0]
     from generator.pipeline import check
 
     result = check([data], data)

@@ -91,9 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the log to read; - or nothing for standard input")
     p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best records (default: 10)")
-    p.add_argument("--index", type=Path, default=None, metavar="MATCH_JSON", help="match with the patterns of an API match.json instead of the records")
-    p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--index", default=None, metavar="PATH_OR_URL", help="match with the patterns of an API match.json (a file, or its https:// address) instead of the records")
+    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the checkout's, else the match data installed with errdex)")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("bundle", help="write the compiled match data an installed wheel matches with (before building a wheel)")
+    p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--out", type=Path, default=None, help="where to write it (default: generator/data/match.json)")
+    p.set_defaults(func=cmd_bundle)
 
     p = sub.add_parser("mcp", help="serve the records and the catalog to AI agents: a Model Context Protocol server on stdio")
     p.add_argument("--api", default=None, metavar="PATH_OR_URL", help="answer from a built API folder (site/api) or a published one (https://.../api/) instead of the records")
@@ -287,27 +292,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import Matcher, load_index, patterns_from_records
+    from .match import Matcher
     from .matchout import FORMATS
 
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
         return 2
-    if args.index is not None:
-        try:
-            patterns, rules = load_index(args.index)
-        except (OSError, ValueError) as exc:
-            sys.stderr.write(f"errdex match: cannot read {args.index}: {exc}\n")
-            return 2
-    else:
-        from .pipeline import check
+    from .checkout import match_patterns
 
-        result = check([args.data], args.data)
-        if result.failed:
-            sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
-            sys.stderr.write("errdex match: the records do not pass validation; fix them or pass --index\n")
-            return 2
-        patterns, rules = patterns_from_records(result.records), None
+    found = match_patterns(args.data, args.index, sys.stderr)
+    if isinstance(found, str):
+        sys.stderr.write(f"errdex match: {found}\n")
+        return 2
+    patterns, rules, site_url = found
+    if site_url:  # links that open from a terminal: absolute, at the published site
+        from dataclasses import replace
+        from urllib.parse import urljoin
+
+        patterns = [replace(p, url=urljoin(site_url, p.url)) for p in patterns]
     matcher = Matcher(patterns, rules=rules)
     source = "standard input" if args.file == "-" else args.file
     try:
@@ -324,6 +326,20 @@ def cmd_match(args: argparse.Namespace) -> int:
     results = matcher.rank(hits)
     sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
     return 0 if results else 1
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from . import checkout
+    from .bundle import write_bundle
+    from .pipeline import check
+
+    result = check([args.data], args.data)
+    if result.failed:
+        sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
+        return 1
+    out = write_bundle(result.records, args.data, args.out or checkout.BUNDLED_MATCH)
+    sys.stdout.write(f"wrote the match data of {len(result.records)} records to {out}\n")
+    return 0
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

@@ -137,10 +137,30 @@ def patterns_from_index(doc: Any) -> list[Pattern]:
     return out
 
 
-def load_index(path: Path) -> tuple[list[Pattern], dict[str, int]]:
-    """The patterns of a `match.json` file, and its ranking rules (generator.matchrules' own when it has none)."""
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    return patterns_from_index(doc), rules_from(doc) or dict(RULES)
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+
+
+def load_index(where: str | Path) -> tuple[list[Pattern], dict[str, int], str | None]:
+    """The patterns of a `match.json` (a file, or an http(s) address), its ranking rules (generator.matchrules'
+    own when it has none) and the site address it names (`site_url`, in the match data a wheel ships)."""
+    text = str(where)
+    if text.startswith(("https://", "http://")):
+        import urllib.request
+
+        with urllib.request.urlopen(urllib.request.Request(text, headers={"User-Agent": "errdex"}), timeout=30) as resp:
+            body = resp.read(MAX_INDEX_BYTES + 1)
+        if len(body) > MAX_INDEX_BYTES:
+            raise ValueError(f"larger than {MAX_INDEX_BYTES} bytes")
+    else:
+        body = Path(where).read_bytes()
+    try:
+        doc = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a JSON document: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("patterns"), list):
+        raise ValueError("not a match.json document (no `patterns` list)")
+    site_url = doc.get("site_url") if isinstance(doc.get("site_url"), str) else None
+    return patterns_from_index(doc), rules_from(doc) or dict(RULES), site_url
 
 
 def _boundary(data: bytes, n: int) -> int:

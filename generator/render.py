@@ -210,6 +210,7 @@ def _provenance(record: Record, lang: str) -> dict[str, Any]:
         "first_seen": p.first_seen,
         "last_confirmed": p.last_confirmed,
         "last_updated": p.last_updated,
+        "analyzed_at": p.analyzed_at,
         "analyzed_commit": p.analyzed_commit,
         "analyzed_commit_short": p.analyzed_commit[:10] if p.analyzed_commit else None,
         "analyzed_commit_url": f"https://github.com/{record.repo}/commit/{p.analyzed_commit}" if p.analyzed_commit else None,

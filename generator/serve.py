@@ -8,6 +8,9 @@ from pathlib import Path
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files; an address with nothing behind it gets the site's own 404 page (the Chinese one under zh/),
+    with status 404."""
+
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".json": "application/json",
@@ -17,6 +20,25 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".pf_fragment": "application/octet-stream",
         ".pf_index": "application/octet-stream",
     }
+
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code != 404 or self.command not in ("GET", "HEAD"):
+            super().send_error(code, message, explain)
+            return
+        root = Path(self.directory)
+        lang_page = root / "zh" / "404.html"
+        page = lang_page if self.path.startswith("/zh/") and lang_page.is_file() else root / "404.html"
+        if not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command == "GET":
+            self.wfile.write(body)
 
 
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000) -> None:

@@ -80,7 +80,7 @@ def test_a_realistic_log_gives_its_records_in_order_with_spans_and_values(tmp_pa
     assert alloc["span"] == [12, 61] and alloc["match"] == "Failed to allocate 12 blocks for request req-7f3a"
     assert alloc["values"] == ["12", "req-7f3a"]
     assert alloc["message"] == "Failed to allocate 12 blocks for request req-7f3a"
-    assert alloc["url"] == "/errors/transformers/failed-to-allocate-blocks-for-request/"
+    assert alloc["url"] == "https://errdex.dev/errors/transformers/failed-to-allocate-blocks-for-request/"  # absolute: it opens from a terminal
     assert alloc["title"].startswith('What causes "Failed to allocate {} blocks for request {}" in ')
     assert any("ValueError is on the line" in w for w in alloc["why"]) and any("found 2 times" in w for w in alloc["why"])
     assert sched["line"] == 11 and sched["values"] == ["3", "-9"] and sched["match"].startswith("Rank 3 scheduler died")
@@ -99,7 +99,7 @@ def test_text_output_names_the_record_the_line_and_the_page(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].startswith("1. ")
     assert "line " in lines[2] and "^^^^" in lines[3]
-    assert "page: /errors/" in out and "why: specificity" in out
+    assert "page: https://errdex.dev/errors/" in out and "why: specificity" in out
     assert lines[-1].startswith("3 known errors found in") and "(showing 1)" in lines[-1]
 
 

@@ -12,37 +12,14 @@ from pathlib import Path
 from .api import ApiData, SourceError, from_folder, from_records, from_url
 from .catalog import load_catalog
 from .tools import Knowledge
-
-REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
-
-
-def _mkdocs_settings(data: Path | None) -> dict:
-    """repo_url and site_url from the mkdocs.yml of the errdex checkout in use, for report links and page URLs.
-
-    Clients start the server in any folder, often another project with a mkdocs.yml of its own, so the folder
-    is chosen, not taken: the one holding the records (`data/errors` -> its checkout), then this code's
-    checkout, then the current folder only when it is an errdex checkout itself."""
-    import yaml
-
-    roots = [Path(data).resolve().parent.parent] if data is not None else []
-    roots.append(REPOSITORY)
-    if Path("data/errors").is_dir():
-        roots.append(Path.cwd())
-    for root in roots:
-        config = root / "mkdocs.yml"
-        if config.is_file():
-            try:
-                loaded = yaml.safe_load(config.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError):
-                continue
-            if isinstance(loaded, dict):
-                return {k: loaded[k] for k in ("repo_url", "site_url") if isinstance(loaded.get(k), str)}
-    return {}
+from .. import checkout
 
 
 def default_data() -> Path:
-    here = Path("data/errors")
-    return here if here.is_dir() else REPOSITORY / "data" / "errors"
+    return checkout.default_data() or Path("data/errors")
+
+
+_mkdocs_settings = checkout.mkdocs_settings
 
 
 def load_knowledge(

@@ -157,8 +157,9 @@
       list.appendChild(item);
     });
     var parts = [];
-    if (!results.length) parts.push(fmt("none", [data.lines]));
-    else parts.push(fmt(results.length === 1 ? "one" : "other", [results.length, data.lines]));
+    var lines = data.lines === 1 ? msg("line") : fmt("lines", [data.lines]);
+    if (!results.length) parts.push(fmt("none", [lines]));
+    else parts.push(fmt(results.length === 1 ? "one" : "other", [results.length, lines]));
     if (results.length > SHOW) parts.push(fmt("shown", [SHOW]));
     if (data.cut) parts.push(msg("cut"));
     if (data.stopped) parts.push(msg("stopped"));
