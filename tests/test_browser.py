@@ -154,3 +154,94 @@ def test_the_chinese_paste_page_shows_chinese_titles(page, base_url):
     title = page.locator("[data-errdex-result] .errdex-matcher__title a").first.inner_text()
     assert title.startswith("在 example-org/servekit 中") and "是什么原因造成的" in title
     assert page.problems == []
+
+
+@pytest.fixture(scope="module")
+def served_by_errdex(built_site):
+    """The fixture site served by `errdex serve`'s own handler (which answers missing addresses with 404.html)."""
+    import functools
+    import http.server
+    import threading
+
+    from generator.serve import _Handler
+
+    handler = functools.partial(_Handler, directory=str(built_site))
+    _Handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_404_page_offers_search_paste_and_working_language_links(browser, served_by_errdex, lang):
+    context = browser.new_context()
+    page = context.new_page()
+    prefix = "zh/" if lang == "zh" else ""
+    response = page.goto(served_by_errdex + prefix + "errors/no/such-record/", wait_until="networkidle")
+    assert response.status == 404
+    assert page.locator("h1").first.inner_text() == ("页面不存在" if lang == "zh" else "Page not found")
+    assert page.locator(".errdex-home-search input").count() == 1
+    for link, want in (("paste", prefix + "match/"), ("home", prefix)):
+        href = page.locator(f"[data-errdex-notfound={link}]").get_attribute("href")
+        assert page.evaluate("h => new URL(h, location.href).href", href) == served_by_errdex + want
+    for other, want in (("en", ""), ("zh", "zh/")):
+        href = page.locator(f"a[data-errdex-lang={other}]").get_attribute("href")
+        target = page.evaluate("h => new URL(h, location.href).href", href)
+        assert target == served_by_errdex + want, (other, href)
+        assert page.request.get(target).status == 200
+    # The search box on the 404 page searches.
+    page.fill(".errdex-home-search input", PASTED)
+    page.press(".errdex-home-search input", "Enter")
+    page.wait_for_selector("[data-errdex-matched]", timeout=15000)
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["", "zh/", FULL, "zh/" + FULL, "match/", "zh/match/", "browse/tags/", "404.html"])
+def test_nothing_overflows_a_phone_screen(browser, base_url, path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True)
+    page = context.new_page()
+    page.goto(base_url + path, wait_until="networkidle")
+    wide = page.evaluate("""() => {
+        const out = [];
+        for (const el of document.querySelectorAll('body *')) {
+            const r = el.getBoundingClientRect();
+            if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+            let clipped = false;  // inside a scrolling box (code blocks): scrolls, does not overflow the page
+            for (let p = el.parentElement; p; p = p.parentElement) {
+                const s = getComputedStyle(p);
+                if (['auto', 'scroll', 'hidden'].includes(s.overflowX)) { clipped = true; break; }
+            }
+            if (!clipped && (r.right > window.innerWidth + 1 || r.left < -1)) out.push(el.tagName + '.' + el.className + ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+        }
+        return {wide: out.slice(0, 10), scroll: document.documentElement.scrollWidth};
+    }""")
+    assert wide["scroll"] <= 390 and wide["wide"] == [], wide
+    context.close()
+
+
+def test_the_palette_is_kept_across_languages(page, base_url):
+    page.goto(base_url + FULL, wait_until="networkidle")
+    before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    after = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    assert after != before
+    page.goto(base_url + "zh/" + FULL, wait_until="networkidle")
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == after
+
+
+def test_the_language_switch_keeps_the_section(page, base_url):
+    page.goto(base_url + FULL + "#solutions", wait_until="networkidle")
+    page.hover(".md-select")
+    page.click("a[data-errdex-lang=zh]")
+    page.wait_for_load_state("networkidle")
+    assert page.url == base_url + "zh/" + FULL + "#solutions"
+
+
+def test_link_previews(page, base_url):
+    page.goto(base_url + "zh/" + FULL, wait_until="networkidle")
+    meta = page.evaluate("Object.fromEntries([...document.querySelectorAll('meta[property^=og], meta[name^=twitter]')].map(m => [m.getAttribute('property') || m.getAttribute('name'), m.content]))")
+    assert meta["og:title"] == page.locator("h1").first.inner_text()
+    assert meta["og:locale"] == "zh_CN" and meta["og:type"] == "article" and meta["twitter:card"] == "summary"
+    assert meta["og:url"].endswith("/zh/" + FULL) and meta["og:description"]
