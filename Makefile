@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup validate build serve test bench harvest wheel clean
+.PHONY: setup validate build serve test bench harvest wheel screenshots clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ test: setup
 wheel: setup
 	$(BIN)/errdex bundle
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
+
+# The README's screenshots (docs/screenshots/), from the built site in headless Chromium.
+screenshots: build
+	$(BIN)/python scripts/screenshots.py --site site
 
 bench: setup
 	$(BIN)/python -m bench.validate
