@@ -163,6 +163,43 @@ def load_index(where: str | Path) -> tuple[list[Pattern], dict[str, int], str | 
     return patterns_from_index(doc), rules_from(doc) or dict(RULES), site_url
 
 
+def _json_strings(text: str) -> list[str] | None:
+    """The string values of a JSON-object log line, decoded (keys in sorted order, depth first); None for any
+    other line. The site's worker does the same (`jsonStrings`)."""
+    t = text.lstrip()
+    if not t.startswith("{"):
+        return None
+    try:
+        doc = json.loads(t)
+    except ValueError:
+        return None
+    out: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            for k in sorted(v):
+                walk(v[k])
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(doc)
+    return out
+
+
+def _json_groups(text: str, compiled: Any) -> tuple | None:
+    """On a JSON log line, the values as the message held them (`\"req-7\"` read as `"req-7"`): the groups of the
+    pattern's match in the first decoded string value it matches; None elsewhere."""
+    strings = _json_strings(text) if text.lstrip().startswith("{") else None
+    for value in strings or ():
+        m = compiled.search(value)
+        if m is not None:
+            return m.groups()
+    return None
+
+
 def _boundary(data: bytes, n: int) -> int:
     """`n`, moved back (at most 3 bytes) so that it does not split a UTF-8 sequence."""
     for _ in range(3):
@@ -343,7 +380,7 @@ class Matcher:
             s, e = m.span()
             lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
             hi = min(len(text), max(e, s + 1) + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
-            groups = tuple(None if g is None else g[:MAX_VALUE] for g in m.groups())
+            groups = tuple(None if g is None else g[:MAX_VALUE] for g in (_json_groups(text, compiled) or m.groups()))
             name = self.exception_names[pi]
             on_line = name is not None and name in text
             yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)

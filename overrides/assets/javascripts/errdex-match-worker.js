@@ -125,6 +125,33 @@ function candidates(text, lower) {
   return found;
 }
 
+/* The string values of a JSON-object log line, decoded (keys sorted, depth first), as generator/match.py's
+ * _json_strings; null for any other line. Values are taken from the first of them the pattern matches. */
+function jsonStrings(text) {
+  var t = text.replace(/^\s+/, "");
+  if (t.charAt(0) !== "{") return null;
+  var doc;
+  try { doc = JSON.parse(t); } catch (err) { return null; }
+  var out = [];
+  (function walk(v) {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.keys(v).sort().forEach(function (k) { walk(v[k]); });
+  })(doc);
+  return out;
+}
+
+function jsonGroups(text, re) {
+  var strings = jsonStrings(text);
+  if (!strings) return null;
+  for (var i = 0; i < strings.length; i++) {
+    re.lastIndex = 0;
+    var m = re.exec(strings[i]);
+    if (m) return m.slice(1);
+  }
+  return null;
+}
+
 function matchLine(text, lineNo, col, limit, hits) {
   var lower = anyFolded ? text.toLowerCase() : null;
   if (lower !== null && lower.length !== text.length) lower = null; // case mapping changed lengths: skip the folded index here
@@ -140,11 +167,12 @@ function matchLine(text, lineNo, col, limit, hits) {
     var m = re.exec(text);
     if (!m || (limit !== null && m.index >= limit)) continue;
     var s = m.index, e = m.index + m[0].length;
+    var groups = jsonGroups(text, re) || m.slice(1);
     var lo = text.length > 4 * EXCERPT ? Math.max(0, s - EXCERPT) : 0;
     var hi = text.length > 4 * EXCERPT ? Math.min(text.length, Math.max(e, s + 1) + EXCERPT) : text.length;
     hits.push({
       p: p, line: lineNo, column: col + s + 1, text: text.slice(lo, hi), span: [s - lo, Math.min(e, hi) - lo],
-      values: m.slice(1).map(function (v) { return v === undefined ? null : v.slice(0, MAX_VALUE); }),
+      values: groups.map(function (v) { return v === undefined ? null : v.slice(0, MAX_VALUE); }),
       exc: !!p.excName && text.indexOf(p.excName) >= 0
     });
   }
