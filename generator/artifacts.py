@@ -66,12 +66,49 @@ def pip_arguments(release: Release) -> list[str]:
     return args + [f"{release.package}=={release.version}"]
 
 
+MAX_DOWNLOAD_BYTES = 4 * 1024 ** 3
+
+
+def _download(url: str, dest: Path) -> None:
+    """`url` (https only) to `dest`, at most MAX_DOWNLOAD_BYTES."""
+    import urllib.request
+
+    if not url.startswith("https://"):
+        raise ArtifactError(f"{url}: only https addresses are fetched")
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "errdex"}), timeout=60) as resp, tmp.open("wb") as out:
+            total = 0
+            while chunk := resp.read(1 << 20):
+                total += len(chunk)
+                if total > MAX_DOWNLOAD_BYTES:
+                    raise ArtifactError(f"{url} is larger than {MAX_DOWNLOAD_BYTES} bytes")
+                out.write(chunk)
+        tmp.replace(dest)
+    except OSError as exc:
+        raise ArtifactError(f"cannot fetch {url}: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def fetch(release: Release, cache: Path, find_links: list[Path] | None = None) -> Path:
-    """The artifact's path in the cache, downloading it first if needed; its sha256 must be the record's."""
-    if not (release.package and release.artifact):
-        raise ArtifactError("source.release names no package and artifact to fetch")
+    """The artifact's path in the cache, downloading it first if needed (with pip from the package index, or from
+    `release.url`); its sha256 must be the record's."""
+    if not release.artifact or not (release.package or release.url):
+        raise ArtifactError("source.release names no package or address and artifact to fetch")
+    if release.url and not release.sha256:
+        raise ArtifactError("source.release.url needs source.release.sha256")
     folder = cache / "artifacts" / (release.sha256 or "unhashed")
     path = folder / release.artifact
+    if not path.is_file() and release.url and not release.package:
+        folder.mkdir(parents=True, exist_ok=True)
+        local = [d / release.artifact for d in find_links or [] if (d / release.artifact).is_file()]
+        if local:
+            shutil.copyfile(local[0], path)
+        elif find_links:
+            raise ArtifactError(f"{release.artifact} is in none of the --find-links folders")
+        else:
+            _download(release.url, path)
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="errdex-dl-", dir=folder) as tmp:

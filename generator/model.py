@@ -145,6 +145,10 @@ class Release(_Model):
         "package index when `package` is set, or another project's source archive (then without `package`).",
     )
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(None, description="That file's sha256.")
+    url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9._~%+/-]+$", max_length=500)] | None = Field(
+        None, description="Where the artifact is published when no package index has it (e.g. a distribution's "
+        "source package): an https address whose last segment is `artifact`; `sha256` is then required.",
+    )
     checked: Date | None = Field(
         None, description="When the snippet was last compared, byte for byte, with the file in that release."
     )

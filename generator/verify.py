@@ -62,7 +62,7 @@ class Sources:
         if self.releases is None:
             return self.read(source.repo, source.commit, source.path)
         assert source.release is not None
-        if not (source.release.package and source.release.artifact):
+        if not ((source.release.package or source.release.url) and source.release.artifact):
             return self._read_tag(source)
         try:
             return artifacts.read_member(artifacts.fetch(source.release, self.releases, self.find_links), source.path)

@@ -233,3 +233,33 @@ def test_release_mode_reads_a_git_tag_from_a_mirror(tmp_path, capsys, upstream) 
     _git(repo, "tag", "-f", "v1.2.0")  # the tag now names another commit than the record's
     code, out = _run(capsys, data, "--release", "--git", f"example-org/engine={repo}", "--cache", str(tmp_path / "c"))
     assert code == 1 and "error[SRC106]" in out and "is commit" in out
+
+
+def test_a_release_fetched_from_an_address_is_checked_against_its_sha256(tmp_path):
+    """source.release.url: a source archive no package index has (a distribution's source package)."""
+    import hashlib
+    import io
+    import tarfile
+
+    from generator import artifacts
+    from generator.model import Release
+
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:xz") as tar:
+        body = b"def f():\n    raise ValueError('boom')\n"
+        info = tarfile.TarInfo("pkg-1.0/src/pkg/core.py")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "pkg_1.0.orig.tar.xz").write_bytes(raw.getvalue())
+    digest = hashlib.sha256(raw.getvalue()).hexdigest()
+    release = Release(version="1.0", artifact="pkg_1.0.orig.tar.xz", sha256=digest,
+                      url="https://deb.example.org/pool/p/pkg/pkg_1.0.orig.tar.xz")
+    path = artifacts.fetch(release, tmp_path / "cache", [links])
+    assert artifacts.read_member(path, "src/pkg/core.py").endswith("raise ValueError('boom')\n")
+    wrong = Release(version="1.0", artifact="pkg_1.0.orig.tar.xz", sha256="0" * 64, url=release.url)
+    with pytest.raises(artifacts.ArtifactMismatch):
+        artifacts.fetch(wrong, tmp_path / "cache2", [links])
+    with pytest.raises(artifacts.ArtifactError, match="needs source.release.sha256"):
+        artifacts.fetch(Release(version="1.0", artifact="pkg_1.0.orig.tar.xz", url=release.url), tmp_path / "c3", [links])

@@ -177,3 +177,19 @@ def tier_is_backed(raw: RawRecord) -> Iterator[Finding]:
         yield make("REC011", raw.path, pointer, "source_verified, but source.release.checked does not say when the snippet was compared with its release", raw.pos(pointer))
     if tier in ("reproduced", "maintainer_confirmed") and get(raw.data, "provenance", "confirmation", kind=str) is None:
         yield make("REC011", raw.path, pointer, f"{tier}, but provenance.confirmation links no public report of it", raw.pos(pointer))
+
+
+@record_check
+def artifact_address_is_whole(raw: RawRecord) -> Iterator[Finding]:
+    """REC012: source.release.url names the very file `artifact` and comes with its sha256 (and no package)."""
+    url = get(raw.data, "source", "release", "url", kind=str)
+    if url is None:
+        return
+    pointer = "/source/release/url"
+    artifact = get(raw.data, "source", "release", "artifact", kind=str)
+    if get(raw.data, "source", "release", "sha256", kind=str) is None:
+        yield make("REC012", raw.path, pointer, "the artifact is fetched from an address, but source.release.sha256 is missing", raw.pos(pointer))
+    if get(raw.data, "source", "release", "package", kind=str) is not None:
+        yield make("REC012", raw.path, pointer, "source.release names both a package and an address; keep one", raw.pos(pointer))
+    if artifact is None or url.rsplit("/", 1)[-1] != artifact:
+        yield make("REC012", raw.path, pointer, f"the address does not end with the artifact's file name ({artifact or 'no artifact'})", raw.pos(pointer))
