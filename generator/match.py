@@ -23,6 +23,7 @@ from typing import IO, Any
 
 import re2
 
+from .logline import json_groups as _json_groups
 from .matchrules import RULES, exception_name, rules_from
 from .portable import analyse
 
@@ -161,43 +162,6 @@ def load_index(where: str | Path) -> tuple[list[Pattern], dict[str, int], str | 
         raise ValueError("not a match.json document (no `patterns` list)")
     site_url = doc.get("site_url") if isinstance(doc.get("site_url"), str) else None
     return patterns_from_index(doc), rules_from(doc) or dict(RULES), site_url
-
-
-def _json_strings(text: str) -> list[str] | None:
-    """The string values of a JSON-object log line, decoded (keys in sorted order, depth first); None for any
-    other line. The site's worker does the same (`jsonStrings`)."""
-    t = text.lstrip()
-    if not t.startswith("{"):
-        return None
-    try:
-        doc = json.loads(t)
-    except ValueError:
-        return None
-    out: list[str] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, dict):
-            for k in sorted(v):
-                walk(v[k])
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-
-    walk(doc)
-    return out
-
-
-def _json_groups(text: str, compiled: Any) -> tuple | None:
-    """On a JSON log line, the values as the message held them (`\"req-7\"` read as `"req-7"`): the groups of the
-    pattern's match in the first decoded string value it matches; None elsewhere."""
-    strings = _json_strings(text) if text.lstrip().startswith("{") else None
-    for value in strings or ():
-        m = compiled.search(value)
-        if m is not None:
-            return m.groups()
-    return None
 
 
 def _boundary(data: bytes, n: int) -> int:

@@ -229,6 +229,14 @@ class Related(_Model):
     leads_to: Annotated[list[Id], Field(max_length=LIST)] = Field(default_factory=list)
     preceded_by: Annotated[list[Id], Field(max_length=LIST)] = Field(default_factory=list)
     confused_with: Annotated[list[Id], Field(max_length=LIST)] = Field(default_factory=list)
+    same_failure: Annotated[list[Id], Field(max_length=LIST)] = Field(
+        default_factory=list,
+        description="The same failure as another stack words it (vLLM's, SGLang's, TGI's, llama.cpp's records of a KV "
+        "cache too small for one sequence). Listing it on one side is enough: pages show it on both.",
+    )
+
+
+RELATIONS: tuple[str, ...] = tuple(Related.model_fields)  # the kinds of link between records, in page order
 
 
 class OfficialDocs(_Model):

@@ -19,7 +19,7 @@ from .labels import LABELS, VALUE_LABELS, category_label, page_title
 from .evidence import overall, tallies
 from .fixes import DATASETS, estimate_text, fix_items, tally_of, tally_view
 from .markup import Text, clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
-from .model import SEVERITIES, Record
+from .model import RELATIONS, SEVERITIES, Record
 from .routes import PAGES, relative
 
 
@@ -67,6 +67,7 @@ class Dataset:
     records: list[Record]
     by_id: dict[str, Record] = field(default_factory=dict)
     canonical: dict[str, str] = field(default_factory=dict)
+    same_failure: dict[str, list[str]] = field(default_factory=dict)  # id -> the other records of its same-failure group
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.records}
@@ -75,6 +76,18 @@ class Dataset:
         for r in self.records:
             for alias in r.aliases:
                 self.canonical.setdefault(alias, r.id)
+        # same_failure links make groups: every record of a group shows all the others, whichever side listed them
+        group = {r.id: {r.id} for r in self.records}
+        for r in self.records:
+            for name in r.related.same_failure:
+                target = self.canonical.get(name)
+                if target is not None and group[target] is not group[r.id]:
+                    merged = group[r.id] | group[target]
+                    for member in merged:
+                        group[member] = merged
+        for rid, members in group.items():
+            if len(members) > 1:
+                self.same_failure[rid] = sorted(members - {rid})
 
     def resolve(self, name: str) -> Record | None:
         target = self.canonical.get(name)
@@ -175,8 +188,12 @@ def _related(record: Record, page: _Page, data: Dataset) -> list[tuple[str, list
             out.append({"href": page.link("error", target.id), "message": clean(target.error.message), "repo": target.repo, "id": target.id})
         return out
 
-    kinds = (("leads_to", record.related.leads_to), ("preceded_by", record.related.preceded_by), ("confused_with", record.related.confused_with))
-    return [(key, items) for key, items in ((key, entries(names)) for key, names in kinds) if items]
+    def names_of(kind: str) -> list[str]:
+        if kind == "same_failure":  # the whole group, however it was listed
+            return data.same_failure.get(record.id, [])
+        return list(getattr(record.related, kind))
+
+    return [(key, items) for key, items in ((key, entries(names_of(key))) for key in RELATIONS) if items]
 
 
 def _checks(record: Record, lang: str) -> list[dict[str, Any]]:

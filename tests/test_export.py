@@ -159,6 +159,7 @@ def test_index_and_match_entries_of_the_small_records():
         "severity": "critical",
         "repo": "example-org/fixture-engine",
         "title": 'What causes "Fixture pool exhausted: {} wanted" in example-org/fixture-engine?',
+        "title_zh": "在 example-org/fixture-engine 中，“Fixture pool exhausted: {} wanted” 是什么原因造成的？",
         "html": "/errors/zz-fixture/live-thing/",
         "exception_class": "FixtureError",
         "js_source": r"Fixture pool exhausted: (\d+) wanted",

@@ -340,3 +340,20 @@ def test_example_fix_diff_marks_the_changed_words_and_escapes_everything():
     assert '<span class="errdex-diff__del">- launch --max-batch-prefill-tokens <mark>8192</mark> &lt;x&gt;</span>' in out
     assert '<span class="errdex-diff__add">+ launch --max-batch-prefill-tokens <mark>2048</mark> &lt;x&gt;</span>' in out
     assert '<span class="errdex-diff__add">+ <mark>&lt;script&gt;</mark></span>' in out
+
+
+def test_same_failure_links_make_groups_shown_on_every_member(records):
+    from generator.model import Record
+
+    def rec(rid: str, same: list[str]) -> Record:
+        base = records["demo/kv-cache-out-of-memory"].model_dump()
+        base.update(id=rid, aliases=[], related={"same_failure": same}, superseded_by=None)
+        return Record.model_validate(base)
+
+    group = [rec("demo/a", ["demo/b"]), rec("demo/b", []), rec("demo/c", ["demo/b"]), rec("demo/d", [])]
+    data = render.Dataset(group)
+    assert data.same_failure == {"demo/a": ["demo/b", "demo/c"], "demo/b": ["demo/a", "demo/c"], "demo/c": ["demo/a", "demo/b"]}
+    page = render.render_error_page(group[1], "en", data, LINKS)
+    related = section(page, "related")
+    assert "The same failure in other stacks" in related and related.count("errdex-related--same_failure") == 2
+    assert "其他框架中的同一故障" in render.render_error_page(group[1], "zh", data, LINKS)

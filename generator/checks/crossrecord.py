@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from ..findings import Finding, make
 from ..load import RawRecord
+from ..model import RELATIONS
 from . import dataset_check, get, strings
 
 
@@ -49,7 +50,7 @@ def _canonical(records: list[RawRecord]) -> dict[str, str]:
 def references_resolve(records: list[RawRecord]) -> Iterator[Finding]:
     known = _canonical(records)
     for raw in records:
-        targets = [(f"/related/{rel}/{i}", t) for rel in ("leads_to", "preceded_by", "confused_with") for i, t in strings(raw.data, "related", rel)]
+        targets = [(f"/related/{rel}/{i}", t) for rel in RELATIONS for i, t in strings(raw.data, "related", rel)]
         successor = get(raw.data, "superseded_by", kind=str)
         if successor is not None:
             targets.append(("/superseded_by", successor))
@@ -63,7 +64,7 @@ def related_records_are_live(records: list[RawRecord]) -> Iterator[Finding]:
     known = _canonical(records)
     successors = {get(raw.data, "id", kind=str): get(raw.data, "superseded_by", kind=str) for raw in records}
     for raw in records:
-        for rel in ("leads_to", "preceded_by", "confused_with"):
+        for rel in RELATIONS:
             for i, target in strings(raw.data, "related", rel):
                 successor = successors.get(known.get(target))
                 if successor is not None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from .. import chars
 from ..findings import Finding, make
 from ..load import RawRecord, pointer_escape
-from ..model import FIX_POINTER
+from ..model import FIX_POINTER, RELATIONS
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")
@@ -81,7 +81,7 @@ def no_self_reference(raw: RawRecord) -> Iterator[Finding]:
     record_id = get(raw.data, "id", kind=str)
     if record_id is None:
         return
-    for relation in ("leads_to", "preceded_by", "confused_with"):
+    for relation in RELATIONS:
         for i, target in strings(raw.data, "related", relation):
             if target == record_id:
                 pointer = f"/related/{relation}/{i}"
