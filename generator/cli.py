@@ -259,7 +259,17 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
     if not base.startswith(("http://", "https://")):
         sys.stderr.write("errdex verify-sources: --base-url must be an http(s) URL\n")
         return 2
-    result = check(args.paths or None, args.root)
+    # The whole dataset is checked (a record's links resolve against all the others); the named files are verified.
+    result = check(None, args.root)
+    if args.paths:
+        named = [Path(p).resolve() for p in args.paths]
+
+        def mine(path: str) -> bool:
+            here = Path(path).resolve()
+            return any(here == n or n in here.parents for n in named)
+
+        result.findings = [f for f in result.findings if mine(f.path)]
+        result.raws = [r for r in result.raws if mine(r.path)]
     if result.failed:
         sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
         return 1
@@ -272,7 +282,7 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
     if args.format == "text":
         note = f"{checked} snippets checked against {'their release artifacts' if args.release else 'upstream'}"
         if skipped and args.release:
-            note += f", {skipped} not checked (source.release names no package artifact: check those with --git)"
+            note += f", {skipped} not checked (source.release names no artifact to fetch: check those with --git)"
         elif skipped:
             note += f", {skipped} not checked (no --git for their repository{'' if args.online else ' and --online not set'})"
         print(note)

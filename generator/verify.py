@@ -53,8 +53,8 @@ class Sources:
     def can_read_source(self, source: Source) -> bool:
         if self.releases is not None:
             r = source.release
-            # A package-index artifact, or a git tag read from a local mirror (--git) of the repository.
-            return r is not None and (bool(r.package and r.artifact) or bool(r.tag and source.repo in self.git))
+            # A package-index artifact, one published at an address, or a git tag read from a mirror (--git).
+            return r is not None and (bool((r.package or r.url) and r.artifact) or bool(r.tag and source.repo in self.git))
         return self.can_read(source.repo)
 
     def read_source(self, source: Source) -> str:
