@@ -262,6 +262,7 @@ CATEGORY_LABELS: dict[str, dict[str, str]] = {
     "authentication_error": {"en": "authentication error", "zh": "认证错误"},
     "build_error": {"en": "build error", "zh": "构建错误"},
     "compatibility_error": {"en": "compatibility error", "zh": "兼容性错误"},
+    "compilation_error": {"en": "compilation error", "zh": "编译错误"},
     "configuration_error": {"en": "configuration error", "zh": "配置错误"},
     "dependency_error": {"en": "dependency error", "zh": "依赖错误"},
     "distributed_error": {"en": "distributed error", "zh": "分布式错误"},
