@@ -62,6 +62,7 @@ _ALL = [
     Code("REC010", "example-provenance", "error", "give each example either `seen: <URL of the public report where the line was posted>` or `constructed: true` when you made it from the template"),
     Code("REC011", "tier-not-backed", "error", "say what backs the tier: source_verified needs source.release.checked (the date the snippet was compared with its release); reproduced and maintainer_confirmed need provenance.confirmation (a public link); otherwise use community"),
     Code("REC012", "artifact-address", "error", "an artifact fetched from an address needs its sha256 and no package (the package index would be asked instead), and the address must end with the artifact's file name"),
+    Code("REC013", "unknown-category", "warning", "file the record under one of the categories the site names (generator.model.CATEGORIES: resource_error, configuration_error, runtime_error, ...); ask in the pull request if none fits"),
     Code("XRC001", "duplicate-id", "error", "ids and aliases are unique across the dataset and never reused; choose another id or drop the alias"),
     Code("XRC002", "unresolved-reference", "error", "point the reference at an existing record id (or alias); check for typos"),
     Code("XRC003", "supersede-cycle", "error", "superseded_by chains must end at a live record; break the cycle"),

@@ -223,6 +223,35 @@ class Version(_Model):
     behavior_change_zh: Text | None = None
 
 
+# The categories a record can be filed under (REC013 flags another; generator.labels names each in both languages).
+CATEGORIES: tuple[str, ...] = (
+    "api_error",
+    "authentication_error",
+    "build_error",
+    "compatibility_error",
+    "compilation_error",
+    "configuration_error",
+    "conversion_error",
+    "dependency_error",
+    "distributed_error",
+    "environment_error",
+    "hardware_error",
+    "import_error",
+    "input_error",
+    "installation_error",
+    "memory_error",
+    "model_loading_error",
+    "network_error",
+    "quantization_error",
+    "request_error",
+    "resource_error",
+    "runtime_error",
+    "startup_error",
+    "timeout_error",
+    "validation_error",
+)
+
+
 class Related(_Model):
     """Ids of other records (or their aliases)."""
 
@@ -299,7 +328,7 @@ class Record(_Model):
     )
     repo: Repo = Field(description="The project whose code raises the error.")
     domain: Slug = Field(examples=["llm"])
-    category: Slug = Field(examples=["resource_error"])
+    category: Slug = Field(examples=["resource_error"], description="One of generator.model.CATEGORIES (REC013 flags another).")
     subcategory: Slug | None = None
     tags: Annotated[list[Slug], Field(max_length=LIST)] = Field(default_factory=list)
     error: ErrorInfo

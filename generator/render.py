@@ -288,7 +288,7 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
              "failed": safe_url(links.fix_report_url(record.id, f"/solutions/{i}", "failed", "/" + page.url))}
             for i, text in enumerate(pick_all(record, "solutions", lang))
         ],
-        "applies_to": [v.version for v in record.versions if v.status == "active"],
+        "applies_to": [clean(v.version) for v in record.versions if v.status == "active"],
         "fixes_overall": tally_view(everything, lang) if everything.reports else None,
         "resolvable": VALUE_LABELS[lang][record.resolvable] if record.resolvable else None,
         "example_fix": _example_fix(record, lang),

@@ -57,7 +57,10 @@ def test_links_under_a_base():
 def test_client_routes():
     assert routes.client_routes() == {
         "error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json", "search": "pagefind/pagefind.js",
+        "paste_page": "match/", "issue_new_error": "issues/new?template=new-error.yml",
     }
+    assert (routes.ISSUE_FORMS.keys() == {"correction", "new_error", "fix_report"}
+            and all((Path(__file__).parent.parent / ".github" / "ISSUE_TEMPLATE" / f).is_file() for f in routes.ISSUE_FORMS.values()))
 
 
 def test_the_table_is_consistent():

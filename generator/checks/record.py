@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from .. import chars
 from ..findings import Finding, make
 from ..load import RawRecord, pointer_escape
-from ..model import FIX_POINTER, RELATIONS
+from ..model import CATEGORIES, FIX_POINTER, RELATIONS
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")
@@ -193,3 +193,11 @@ def artifact_address_is_whole(raw: RawRecord) -> Iterator[Finding]:
         yield make("REC012", raw.path, pointer, "source.release names both a package and an address; keep one", raw.pos(pointer))
     if artifact is None or url.rsplit("/", 1)[-1] != artifact:
         yield make("REC012", raw.path, pointer, f"the address does not end with the artifact's file name ({artifact or 'no artifact'})", raw.pos(pointer))
+
+
+@record_check
+def category_is_known(raw: RawRecord) -> Iterator[Finding]:
+    """REC013: the category is one the site has a name for in every language."""
+    category = get(raw.data, "category", kind=str)
+    if category is not None and category not in CATEGORIES:
+        yield make("REC013", raw.path, "/category", f"{category!r} is not one of the categories: {', '.join(CATEGORIES)}", raw.pos("/category"))
