@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import safefs
-from .importbase import ImportFailure, Imported, cut
+from .importbase import ORDER, ImportFailure, Imported, cut, ordered
 from .importmerge import alike, matcher, merge, same_error
 from .importshapes import convert_deadends, convert_errlookup
 from .load import load_records
@@ -165,7 +165,8 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     for rid in sorted(changed):
         path = root / f"{rid}.yaml"
         try:
-            safefs.write_text(path, dump_record(pool[rid]), root)
+            data = pool[rid]
+            safefs.write_text(path, dump_record({**ordered(data), **{k: v for k, v in data.items() if k not in ORDER}}), root)
         except safefs.UnsafePath as exc:
             refused.append(f"{rid}: {exc}")
             continue

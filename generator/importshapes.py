@@ -24,7 +24,9 @@ def usable_regex(pattern: Any, lines: list[str]) -> str | None:
     if not isinstance(pattern, str) or not pattern:
         return "there is none"
     analysis = analyse(pattern)
-    if analysis.problems or analysis.broken or compile_error(pattern) is not None:
+    if analysis.problems:
+        return f"it uses {analysis.problems[0].construct}" + (", which backtracks" if analysis.problems[0].slow else ", which is not portable")
+    if analysis.broken or compile_error(pattern) is not None:
         return "it is not in the portable subset"
     if analysis.tree is not None and slow_input(analysis.tree, analysis.ignore_case) is not None:
         return "it backtracks too long"
@@ -73,7 +75,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
     else:
         if any(source.values()):
             notes.append(f"{where}: the source block is incomplete or its lines do not add up; fields 'filePath', "
-                         "'lineNumber', 'sourceCode', 'sourceCodeStart', 'sourceCodeEnd' were not imported")
+                         "'lineNumber', 'sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'githubUrl' were not imported")
         source = {}
     solutions = [s for s in t("solutions") or [] if isinstance(s, str)]
     example_fix, fix_text = None, t("exampleFix")
@@ -153,14 +155,15 @@ def _fixes(items: Any, kind: str, rate: str, where: str, zh: list[Any] | None = 
     return fixes, estimates, notes
 
 
-def _repo(candidates: list[Any], repo_hint: str | None, legacy: str, where: str) -> str:
+def _repo(candidates: list[Any], repo_hint: str | None, legacy: str, where: str) -> tuple[str, bool]:
+    """The repository, and whether it was told from the record's names (rather than given with --repo)."""
     for name in candidates:
         key = slugify(name) if isinstance(name, str) else ""
         found = next((KNOWN_REPOS[p] for p in sorted(KNOWN_REPOS, key=len, reverse=True) if key == p or key.startswith(p + "-")), None)
         if found:
-            return found
+            return found, True
     if repo_hint:
-        return repo_hint
+        return repo_hint, False
     raise ImportFailure(f"{where}: cannot tell which repository raises {legacy!r}; pass --repo OWNER/NAME")
 
 
@@ -177,8 +180,8 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
     parts = legacy.split("/")
     runtime = env.sub("runtime")
     domain = e("domain")
-    repo = _repo([parts[1] if len(parts) > 2 else parts[-1], runtime("name"), domain] if canon else [parts[-1]], repo_hint, legacy, where)
-    notes = [f"{where}: repository {repo!r} told from the record's names; review it"] if canon else []
+    repo, told = _repo([parts[1] if len(parts) > 2 else parts[-1], runtime("name"), domain] if canon else [parts[-1]], repo_hint, legacy, where)
+    notes = [f"{where}: repository {repo!r} told from the record's names; review it"] if canon and told else []
     rid = record_id(repo, parts[1] if canon and len(parts) > 2 else parts[-1])
     # deadends `aliases` are other texts of the message, not ids: they become examples where the pattern finds them.
     variants = [a for a in t("aliases") or [] if isinstance(a, str) and a.strip() and a != signature]
