@@ -123,7 +123,8 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     for item in items:
         _examples_from_variants(item)
         target, maybe = same_error(item, pool, set(existing)) if merge_into else (None, [])
-        if target is not None and target == item.id and target in existing and (existing[target].get("provenance") or {}).get("origin", {}).get("id") == item.legacy:
+        again = item.id in existing and ((existing[item.id].get("provenance") or {}).get("origin") or {}).get("id") == item.legacy
+        if again:
             target = None  # the same entry imported before: a re-import, which --force overwrites
         if target is not None:
             notes = merge(pool[target], item, set(names))
@@ -141,7 +142,7 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
                                   "merged (another project, or patterns of the source alone): linked as related.confused_with; review it")
             else:
                 item.notes.append(f"{item.source}: its pattern finds an example of {other}: possibly the same error; not merged, review it")
-        if item.id in pool and item.id not in existing and item.alternative:
+        if item.id in pool and item.alternative and not again and not (force and item.id in existing):
             item.record["id"] = cut(item.alternative, 80)
         if not re.fullmatch(ID_PATTERN, item.id):
             refused.append(f"{item.source}: derived id {item.id!r} is not a valid id")

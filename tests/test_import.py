@@ -226,3 +226,11 @@ def test_same_input_same_bytes(tmp_path, capsys) -> None:
     capsys.readouterr()
     for path in one.rglob("*.yaml"):
         assert path.read_bytes() == (two / path.relative_to(one)).read_bytes()
+
+
+def test_reimporting_a_canon_needs_force(tmp_path, capsys) -> None:
+    root = tmp_path / "errors"
+    assert _run(root, str(SHAPES / "deadends-canon.json")) == 0
+    assert _run(root, str(SHAPES / "deadends-canon.json")) == 1
+    assert "already exists (use --force to overwrite it)" in capsys.readouterr().err
+    assert [p.name for p in root.rglob("*.yaml")] == ["block-allocation-failed.yaml"]
