@@ -19,6 +19,7 @@ from .importbase import ORDER, ImportFailure, Imported, cut, ordered
 from .importmerge import alike, matcher, merge, same_error
 from .importshapes import convert_deadends, convert_errlookup
 from .load import load_records
+from .translations import marked_text
 from .model import ID_PATTERN
 from .yamlout import dump_record
 
@@ -104,6 +105,16 @@ def _resolve_links(item: Imported, names: dict[str, str]) -> None:
         item.record.update({k: item.record.pop(k) for k in keys})
 
 
+def _in_order(data: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    """A new record in the schema's order; a merged one in its own order, each added key after the key that comes
+    before it in the schema (so that a merge moves nothing; YAML styles may change: flow lists become blocks)."""
+    for key in ordered(data):
+        if key not in keys:
+            before = [k for k in ORDER[: ORDER.index(key)] if k in keys]
+            keys.insert(keys.index(before[-1]) + 1 if before else 0, key)
+    return {key: data[key] for key in keys + [k for k in data if k not in keys] if key in data}
+
+
 def _stem(legacy: str | None) -> str:
     """A deadends id without its environment (`cuda/illegal-memory-access/`): links name one environment of an
     error, and the record of any other environment of it is the same record here."""
@@ -115,6 +126,7 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     root/<id>.yaml; an existing file of that id is kept unless `force`. Returns written paths, refusals and the
     merge report."""
     existing = {r.data["id"]: r.data for r in load_records([root], root)[0] if isinstance(r.data.get("id"), str)} if root.is_dir() else {}
+    existing_keys = {rid: list(data) for rid, data in existing.items()}
     pool: dict[str, dict[str, Any]] = dict(existing)
     names = {name: rid for rid, data in pool.items() for name in [rid, *(a for a in data.get("aliases") or [] if isinstance(a, str))]}
     changed: set[str] = set()
@@ -166,8 +178,10 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     for rid in sorted(changed):
         path = root / f"{rid}.yaml"
         try:
-            data = pool[rid]
-            safefs.write_text(path, dump_record({**ordered(data), **{k: v for k, v in data.items() if k not in ORDER}}), root)
+            data = _in_order(pool[rid], list(existing_keys.get(rid, [])))
+            marks = data.pop("zh_fingerprints", None)
+            text = dump_record(data)
+            safefs.write_text(path, marked_text(text, marks) if isinstance(marks, dict) else text, root)
         except safefs.UnsafePath as exc:
             refused.append(f"{rid}: {exc}")
             continue
