@@ -142,3 +142,17 @@ LITERAL = re.compile(r"[\\.^$|?*+()\[\]{}]")
 def literal_regex(text: str) -> str:
     """A pattern that finds exactly `text` (only the characters that need it are escaped: portable in RE2 and JS)."""
     return LITERAL.sub(lambda m: "\\" + m[0], text)
+
+
+# A placeholder of a message template (`{}`, `{n}`, `{self.max_loras}`, `%s`, `%d`).
+HOLE = re.compile(r"\{[^{}]{0,40}\}|%[sdifr]")
+
+
+def template_regex(message: str) -> str:
+    """A pattern made from a message template: its text literal, each hole a value without spaces (the last
+    one, at the end, anything)."""
+    pieces = HOLE.split(message)
+    out = literal_regex(pieces[0])
+    for i, piece in enumerate(pieces[1:], 1):
+        out += ("(.*)" if i == len(pieces) - 1 and not piece.strip() else r"(\S+)") + literal_regex(piece)
+    return out

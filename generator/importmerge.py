@@ -14,11 +14,9 @@ import re
 from typing import Any
 
 from .checks.regex import compile_error, compile_pattern
-from .importbase import Imported
+from .importbase import HOLE, Imported
 from .model import ID_PATTERN, LIST
 
-# A placeholder of a message template (`{}`, `{n}`, `{self.max_loras}`, `%s`, `%d`), filled in to try a pattern on it.
-_HOLE = re.compile(r"\{[^{}]{0,40}\}|%[sdifr]")
 
 
 def matcher(pattern: Any):
@@ -30,7 +28,7 @@ def lines_of(record: dict[str, Any]) -> list[str]:
     error = record.get("error") if isinstance(record.get("error"), dict) else {}
     examples = [e["text"] for e in error.get("examples") or [] if isinstance(e, dict) and isinstance(e.get("text"), str)]
     message = error.get("message")
-    filled = [message, _HOLE.sub("1", message)] if isinstance(message, str) else []
+    filled = [message, HOLE.sub("1", message)] if isinstance(message, str) else []
     return examples or filled
 
 
@@ -47,7 +45,7 @@ def relation(ours: dict[str, Any], item: Imported) -> tuple[int, int]:
     incoming = lines_of(item.record) + item.variants
     message = (item.record.get("error") or {}).get("message")
     if isinstance(message, str):
-        incoming += [message, _HOLE.sub("1", message)]
+        incoming += [message, HOLE.sub("1", message)]
     found = sum(1 for line in incoming if mine is not None and mine.search(line) is not None)
     # A signature cut short ("CUDA out of memory. Tried to allocate 2.00 GiB") that our pattern cannot find whole
     # is still ours when, numbers and the exception class aside, one of our examples holds it where a message begins.

@@ -9,7 +9,7 @@ from typing import Any
 
 from .backtrack import slow_input
 from .checks.regex import compile_error, compile_pattern, too_broad
-from .importbase import KNOWN_REPOS, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, record_id, slugify, unplaced
+from .importbase import HOLE, KNOWN_REPOS, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, record_id, slugify, template_regex, unplaced
 from .languages import language_of
 from .model import CODE, TEXT, TIERS
 from .portable import analyse
@@ -96,12 +96,19 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
         example_fix.pop("language")
     if not solutions:
         raise ImportFailure(f"{where}: the record has no solutions and no example fix; errdex records need one")
+    pattern = t("messagePattern")
+    why = usable_regex(pattern, [HOLE.sub("1", message)])
+    if why is not None:
+        made = template_regex(message)
+        notes.append(f"{where}: its messagePattern is not used ({why}); the pattern is made from the message, theirs is kept in provenance.origin.regex")
+        if usable_regex(made, [HOLE.sub("1", message)]) is not None:
+            notes.append(f"{where}: the pattern made from the message needs review: {usable_regex(made, [HOLE.sub('1', message)])}")
     analyzed_at = t("analyzedAt")
     record = {
         "id": record_id(repo, slug or message), "aliases": [legacy] if legacy else [], "repo": repo,
         "domain": "llm", "category": category, "tags": [slugify(tag) for tag in t("tags") or []],
         "error": {
-            "message": message, "regex": t("messagePattern"), "exception_class": t("errorClass"), "type": error_type,
+            "message": message, "regex": pattern if why is None else made, "exception_class": t("errorClass"), "type": error_type,
             "code": t("errorCode"), "http_status": t("httpStatus"), "severity": t("severity"),
         },
         "explanation": t("documentation"), "triggers": t("triggerScenarios"), "common_situations": t("commonSituations"),
@@ -113,7 +120,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
             "last_updated": date(analyzed_at) or date((envelope or {}).get("datasetVersion")),
             "analyzed_commit": source.get("commit") or entry.get("analyzedSha"), "analyzed_at": analyzed_at,
             "origin": {
-                "dataset": "errlookup", "id": legacy, "slug": slug, "schema_version": t("schemaVersion"),
+                "dataset": "errlookup", "id": legacy, "slug": slug, "regex": pattern if why is not None else None, "schema_version": t("schemaVersion"),
                 "dataset_version": (envelope or {}).get("datasetVersion"), "background_tag": t("backgroundTag"),
             },
         },

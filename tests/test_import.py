@@ -234,3 +234,22 @@ def test_reimporting_a_canon_needs_force(tmp_path, capsys) -> None:
     assert _run(root, str(SHAPES / "deadends-canon.json")) == 1
     assert "already exists (use --force to overwrite it)" in capsys.readouterr().err
     assert [p.name for p in root.rglob("*.yaml")] == ["block-allocation-failed.yaml"]
+
+
+def test_an_errlookup_duplicate_is_merged_or_flagged_by_its_message(tmp_path, capsys) -> None:
+    """ErrLookup records carry no examples: the message, its holes filled in, stands for them. Its pattern, when
+    a browser would backtrack on it, is replaced by one made from the message (theirs kept in the origin)."""
+    entry = json.loads((SHAPES / "errlookup-api.json").read_text(encoding="utf-8"))["record"]
+    entry.update(slug="engine-blocks-not-allocated", messagePattern="Failed to allocate (.+?)(.+?) blocks for request (.+?)")
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps([entry]), encoding="utf-8")
+    root = _root(tmp_path)
+    assert _run(root, "--no-merge", str(path)) == 1
+    out = capsys.readouterr().out
+    record = _load(root / "engine/blocks-not-allocated.yaml")
+    assert record["error"]["regex"] == r"Failed to allocate (\S+) blocks for request (.*)"
+    assert record["provenance"]["origin"]["regex"] == entry["messagePattern"]
+    assert "error[XRC007]" in out and "matches the message of" in out and "RGX005" not in out
+    root = _root(tmp_path / "again")
+    assert _run(root, str(path)) == 0
+    assert "merged into demo/minimal: alias '2a3b4c5d6e7f8091'" in capsys.readouterr().out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -127,7 +128,14 @@ def _matcher(raw: RawRecord):
     return compile_pattern(pattern) if pattern is not None and compile_error(pattern) is None else None
 
 
-def _finds(matcher, examples: list[tuple[int, str]]) -> int | None:
+_HOLE = re.compile(r"\{[^{}]{0,40}\}|%[sdifr]")
+
+
+def _which(index: int | str) -> str:
+    return "the message" if index == "message" else f"example {index}"
+
+
+def _finds(matcher, examples: list[tuple[int | str, str]]) -> int | str | None:
     return next((i for i, text in examples if matcher is not None and matcher.search(text) is not None), None)
 
 
@@ -135,12 +143,16 @@ def _finds(matcher, examples: list[tuple[int, str]]) -> int | None:
 def one_record_per_error(records: list[RawRecord]) -> Iterator[Finding]:
     """XRC007: each of two records' patterns finds an example of the other, and neither links the other: two
     records for one error (what an import without merging, or a second author, makes). A match one way only is
-    one error quoted inside another (`Worker failed with error '<the LoRA error>'`), not a duplicate. Reported once
+    one error quoted inside another (`Worker failed with error '<the LoRA error>'`), not a duplicate. A record
+    without examples (an import) offers its message, holes filled in. Reported once
     per pair, at the first file, naming both."""
     entries = []
     for raw in records:
         items = get(raw.data, "error", "examples", kind=list) or []
         examples = [(i, text) for i, item in enumerate(items) if isinstance(text := get(item, "text", kind=str), str)]
+        message = get(raw.data, "error", "message", kind=str)
+        if not examples and message is not None:  # no examples yet (an import): the message, its holes filled in
+            examples = [("message", _HOLE.sub("1", message))]
         entries.append((raw, _matcher(raw), examples, {name for _, name in _names(raw)}, _links(raw)))
     # A link to a retired record reaches its successors too: a record that points at the old one is linked to the new.
     successor = {name: get(raw.data, "superseded_by", kind=str) for raw, *_, names, _ in entries for name in names}
@@ -160,7 +172,7 @@ def one_record_per_error(records: list[RawRecord]) -> Iterator[Finding]:
             if hit is not None and back is not None:
                 yield make(
                     "XRC007", one.path, "/error/regex",
-                    f"two records for one error: the pattern of {one.path} matches example {back} of {two.path} and its "
-                    f"pattern matches example {hit} here (neither links the other through related or superseded_by)",
+                    f"two records for one error: the pattern of {one.path} matches {_which(back)} of {two.path} and its "
+                    f"pattern matches {_which(hit)} here (neither links the other through related or superseded_by)",
                     one.pos("/error/regex"),
                 )
