@@ -63,10 +63,12 @@ class Imported:
     @property
     def legacy(self) -> str | None:
         origin = self.record.get("provenance", {}).get("origin", {})
-        return origin.get("id")
+        return origin.get("id") if isinstance(origin.get("id"), str) else None
 
 
-def slugify(text: str) -> str:
+def slugify(text: Any) -> str:
+    if not isinstance(text, str):
+        return ""
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", text.lower())).strip("-")
 
 
@@ -92,6 +94,15 @@ def record_id(repo: str, text: str) -> str:
             slug = slug[len(prefix) + 1:]
             break
     return f"{name}/{cut(slug) or 'error'}"
+
+
+def lst(value: Any) -> list:
+    """A list from the source, or none: a value of another type is left for the report of unexpected types."""
+    return value if isinstance(value, list) else []
+
+
+def dct(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def compact(value: Any) -> Any:

@@ -60,12 +60,23 @@ def relation(ours: dict[str, Any], item: Imported) -> tuple[int, int]:
     return (1, back) if back else (0, 0)
 
 
+def mergeable(data: dict[str, Any]) -> bool:
+    """Whether a record has the shape a merge writes into (a record of ours with findings of its own is left alone)."""
+    error = data.get("error")
+    return (isinstance(error, dict) and isinstance(error.get("regex"), str) and isinstance(error.get("examples", []), list)
+            and all(isinstance(data.get(k, []), list) for k in ("aliases", "dead_ends", "workarounds"))
+            and isinstance(data.get("provenance", {}), dict) and isinstance(origin := data.get("provenance", {}).get("origin") or {}, dict)
+            and isinstance(origin.get("estimates", []), list))
+
+
 def same_error(item: Imported, pool: dict[str, dict[str, Any]], reviewed: set[str]) -> tuple[str | None, list[str]]:
     """The id of the record in `pool` that is the same error (or None), and the ids it only might be. A record
     of this import (not in `reviewed`) has the source's pattern, not a reviewed one: it counts only when both
     patterns find each other's lines and the project is the same."""
     scored = []
     for rid, data in pool.items():
+        if not mergeable(data):
+            continue
         strength, count = relation(data, item)
         if strength == 2 and rid not in reviewed:
             back = relation({"error": item.record["error"]}, Imported("", {"error": data["error"]}))[0] == 2
@@ -110,7 +121,7 @@ def merge(ours: dict[str, Any], item: Imported, taken: set[str]) -> list[str]:
             done.append(f"legacy id {legacy!r} not added to aliases (not an id of ours, or in use); it is in this note only")
     mine = matcher(ours["error"].get("regex"))
     examples = ours["error"].setdefault("examples", [])
-    have = {e.get("text") for e in examples if isinstance(e, dict)}
+    have = [e.get("text") for e in examples if isinstance(e, dict)]
     fresh, unmatched = [], []
     for example in item.record["error"].get("examples", []) + [{"text": v, "constructed": True} for v in item.variants]:
         if example["text"] in have or example in fresh:
@@ -125,7 +136,7 @@ def merge(ours: dict[str, Any], item: Imported, taken: set[str]) -> list[str]:
     estimates = []
     for kind in ("dead_ends", "workarounds"):
         target = ours.setdefault(kind, [])
-        actions = {f.get("action") for f in target if isinstance(f, dict)}
+        actions = [f.get("action") for f in target if isinstance(f, dict)]
         for i, fix in enumerate(item.record.get(kind, [])):
             if fix.get("action") in actions or len(target) >= LIST:
                 continue

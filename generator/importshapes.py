@@ -9,7 +9,7 @@ from typing import Any
 
 from .backtrack import slow_input
 from .checks.regex import compile_error, compile_pattern, too_broad
-from .importbase import HOLE, KNOWN_REPOS, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, record_id, slugify, template_regex, unplaced
+from .importbase import HOLE, KNOWN_REPOS, dct, lst, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, record_id, slugify, template_regex, unplaced
 from .languages import language_of
 from .model import CODE, TEXT, TIERS
 from .portable import analyse
@@ -57,7 +57,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
         raise ImportFailure(f"{where}: an ErrLookup record needs 'repo' and 'errorMessage'")
     notes: list[str] = []
     error_type = t("errorType")
-    category = {"http": "http_error", "validation": "validation_error"}.get(error_type, "runtime_error")
+    category = {"http": "http_error", "validation": "validation_error"}.get(error_type if isinstance(error_type, str) else "", "runtime_error")
     notes.append(f"{where}: category set to {category!r} from errorType {error_type!r}; review it")
     code = t("sourceCode")
     source = {
@@ -68,16 +68,17 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
         "snippet": code + "\n" if isinstance(code, str) and code else code,
     }
     github_url = t("githubUrl")
-    if all(source.values()) and isinstance(code, str) and len(code.split("\n")) == source["end_line"] - source["start_line"] + 1:
+    lines_ok = all(isinstance(source[k], int) and not isinstance(source[k], bool) for k in ("line", "start_line", "end_line"))
+    if all(source.values()) and lines_ok and isinstance(code, str) and len(code.split("\n")) == source["end_line"] - source["start_line"] + 1:
         derived = f"https://github.com/{repo}/blob/{source['commit']}/{source['path']}"
-        if github_url and not github_url.startswith(derived):
+        if github_url and not (isinstance(github_url, str) and github_url.startswith(derived)):
             notes.append(f"{where}: githubUrl {github_url!r} differs from the permalink derived from the source fields")
     else:
         if any(source.values()):
             notes.append(f"{where}: the source block is incomplete or its lines do not add up; fields 'filePath', "
                          "'lineNumber', 'sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'githubUrl' were not imported")
         source = {}
-    solutions = [s for s in t("solutions") or [] if isinstance(s, str)]
+    solutions = [s for s in lst(t("solutions")) if isinstance(s, str)]
     example_fix, fix_text = None, t("exampleFix")
     if isinstance(fix_text, dict):  # an older shape: already before/after
         example_fix = {k: fix_text.get(k) for k in ("before", "after", "note")}
@@ -85,7 +86,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
         halves = split_fix(fix_text)
         if halves and max(len(halves[1]), len(halves[2])) <= CODE and len(halves[0]) <= TEXT:
             example_fix = {"before": halves[1], "after": halves[2], "note": halves[0],
-                           "language": language_of(None, source.get("path") or t("filePath"))}
+                           "language": language_of(None, source.get("path") or (t("filePath") if isinstance(t("filePath"), str) else None))}
             notes.append(f"{where}: exampleFix split at its before/after markers into example_fix")
         elif len(fix_text) <= TEXT:
             solutions.append(fix_text)
@@ -106,7 +107,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
     analyzed_at = t("analyzedAt")
     record = {
         "id": record_id(repo, slug or message), "aliases": [legacy] if legacy else [], "repo": repo,
-        "domain": "llm", "category": category, "tags": [slugify(tag) for tag in t("tags") or []],
+        "domain": "llm", "category": category, "tags": [slugify(tag) for tag in lst(t("tags"))],
         "error": {
             "message": message, "regex": pattern if why is None else made, "exception_class": t("errorClass"), "type": error_type,
             "code": t("errorCode"), "http_status": t("httpStatus"), "severity": t("severity"),
@@ -136,7 +137,8 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
 def _fixes(items: Any, kind: str, rate: str, where: str, zh: list[Any] | None = None) -> tuple[list[dict], list[dict], list[str]]:
     """Dead ends or workarounds of either deadends shape: (fixes, their estimates, notes)."""
     fixes, estimates, notes = [], [], []
-    for i, item in enumerate(items if isinstance(items, list) else []):
+    zh = lst(zh)
+    for i, item in enumerate(lst(items)):
         if not isinstance(item, dict):
             notes += unplaced(where, [f"{kind}[{i}]"])
             continue
@@ -151,7 +153,7 @@ def _fixes(items: Any, kind: str, rate: str, where: str, zh: list[Any] | None = 
             fix["how_zh" if fix["how"] else "action_zh"] = text
         else:
             fix.pop("how")
-        fix["sources"] = [s for s in fix["sources"] or [] if isinstance(s, str) and re.match(r"https?://\S+$", s)]
+        fix["sources"] = [s for s in lst(fix["sources"]) if isinstance(s, str) and re.match(r"https?://\S+$", s)]
         if not (fix["why_fails"] if kind == "dead_ends" else fix["action"]):
             notes += unplaced(where, [f"{kind}[{i}]"])
             continue
@@ -191,7 +193,7 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
     notes = [f"{where}: repository {repo!r} told from the record's names; review it"] if canon and told else []
     rid = record_id(repo, parts[1] if canon and len(parts) > 2 else parts[-1])
     # deadends `aliases` are other texts of the message, not ids: they become examples where the pattern finds them.
-    variants = [a for a in t("aliases") or [] if isinstance(a, str) and a.strip() and a != signature]
+    variants = [a for a in lst(t("aliases")) if isinstance(a, str) and a.strip() and a != signature]
     theirs = e("regex")
     why = usable_regex(theirs, [signature])
     regex = theirs if why is None else literal_regex(signature)
@@ -204,19 +206,19 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
     dead_ends, dead_rates, more = _fixes(t("dead_ends"), "dead_ends", "fail_rate", where)
     workarounds, work_rates, more2 = _fixes(t("workarounds"), "workarounds", "success_rate", where, t("workarounds_zh"))
     notes += more + more2
-    graph = t("transition_graph") or {}
-    links = {ours: [i if isinstance(i, str) else i.get("error_id") for i in graph.get(theirs_key) or [] if isinstance(i, (str, dict))]
+    graph = dct(t("transition_graph"))
+    links = {ours: [i if isinstance(i, str) else i.get("error_id") for i in lst(graph.get(theirs_key)) if isinstance(i if isinstance(i, str) else dct(i).get("error_id"), str)]
              for ours, theirs_key in (("leads_to", "leads_to"), ("preceded_by", "preceded_by"), ("confused_with", "frequently_confused_with"))}
     extra = sorted({f"transition_graph.{k}[].{f}" for k in ("leads_to", "preceded_by", "frequently_confused_with")
-                    for item in graph.get(k) or [] if isinstance(item, dict) for f in item if f != "error_id"})
+                    for item in lst(graph.get(k)) if isinstance(item, dict) for f in item if f != "error_id"})
     notes += unplaced(where, extra)
-    tier = t("verification_tier") if not canon else REVIEW_TIERS.get(meta("review_status"))
+    tier = t("verification_tier") if not canon else REVIEW_TIERS.get(r if isinstance(r := meta("review_status"), str) else "")
     if not canon and tier not in TIERS:
         notes.append(f"{where}: verification_tier {tier!r} is not one of ours; recorded as ai_generated")
-    versions = [{k: x for k, x in item.items() if x is not None} for item in t("versions") or [] if isinstance(item, dict)]
+    versions = [{k: x for k, x in item.items() if x is not None} for item in lst(t("versions")) if isinstance(item, dict)]
     if canon and runtime("name"):
         versions.append({"version": f"{runtime('name')} {runtime('version_range') or ''}".strip()})
-    environment = {f"{k}.{sub}": str(x) for k in ("hardware", "additional") for sub, x in sorted((env(k) or {}).items())}
+    environment = {f"{k}.{sub}": str(x) for k in ("hardware", "additional") for sub, x in sorted(dct(env(k)).items())}
     environment |= {k: env(k) for k in ("os", "python", "framework") if isinstance(env.entry.get(k), str)}
     rates = [{"kind": k, "value": x} for k in ("fix_success_rate", "confidence") if isinstance(x := v(k), (int, float))]
     if isinstance(x := meta("evidence_count"), int):
@@ -224,7 +226,7 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
     record = {
         "id": rid, "aliases": [legacy] if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*){0,3}", legacy) else [],
         "repo": repo, "domain": "llm" if canon else (domain or "llm"), "category": e("category"), "subcategory": t("subcategory"),
-        "tags": [slugify(tag) for tag in ([domain] if canon else t("tags") or [])],
+        "tags": [slugify(tag) for tag in ([domain] if canon else lst(t("tags")))],
         "error": {
             "message": signature, "message_zh": None if canon else t("signature_zh"), "regex": regex,
             "exception_class": (m := re.match(r"([A-Za-z_][\w.]*(?:Error|Exception))\b", signature)) and m[1],
@@ -236,7 +238,7 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
         "solutions": [w["action"] for w in workarounds if w["action"]][:1] or None,
         "dead_ends": dead_ends, "workarounds": workarounds, "versions": versions, "os_specific": t("os_specific"),
         "official_docs": {"url": t("official_doc_url"), "section": t("official_doc_section")},
-        "resolvable": RESOLVABLE.get(r := v("resolvable"), r),
+        "resolvable": RESOLVABLE.get(r, r) if isinstance(r := v("resolvable"), (str, bool)) else r,
         "provenance": {
             "verification_tier": "ai_generated",
             "last_updated": v("last_updated"),

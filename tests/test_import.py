@@ -253,3 +253,22 @@ def test_an_errlookup_duplicate_is_merged_or_flagged_by_its_message(tmp_path, ca
     root = _root(tmp_path / "again")
     assert _run(root, str(path)) == 0
     assert "merged into demo/minimal: alias '2a3b4c5d6e7f8091'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("pointer, value", [
+    ("/error/domain", None), ("/environment/hardware", 1), ("/verdict/resolvable", []), ("/dead_ends/0/sources", 1),
+    ("/dead_ends/0/action", [1]), ("/transition_graph", 1), ("/transition_graph/leads_to/0/error_id", []),
+    ("/metadata/review_status", []), ("/id", 1), ("/error/signature", {}),
+])
+def test_values_of_the_wrong_type_give_findings_not_tracebacks(tmp_path, capsys, pointer, value) -> None:
+    entry = json.loads((SHAPES / "deadends-canon.json").read_text(encoding="utf-8"))
+    *parents, last = [int(p) if p.isdigit() else p for p in pointer.strip("/").split("/")]
+    target = entry
+    for part in parents:
+        target = target[part]
+    target[last] = value
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(entry), encoding="utf-8")
+    assert _run(_root(tmp_path), str(path)) in (0, 1)  # written with findings, merged, or refused with a reason
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
