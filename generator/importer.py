@@ -127,6 +127,8 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     merge report."""
     existing = {r.data["id"]: r.data for r in load_records([root], root)[0] if isinstance(r.data.get("id"), str)} if root.is_dir() else {}
     existing_keys = {rid: list(data) for rid, data in existing.items()}
+    # Records whose pattern a person wrote or checked: not an import left as it came (ai_generated, with an origin).
+    reviewed = {rid for rid, data in existing.items() if not (isinstance(p := data.get("provenance"), dict) and p.get("origin") and p.get("verification_tier") == "ai_generated")}
     pool: dict[str, dict[str, Any]] = dict(existing)
     names = {name: rid for rid, data in pool.items() for name in [rid, *(a for a in data.get("aliases") or [] if isinstance(a, str))]}
     changed: set[str] = set()
@@ -134,7 +136,7 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
     items = sorted(imported, key=lambda i: (i.id, i.source))
     for item in items:
         _examples_from_variants(item)
-        target, maybe = same_error(item, pool, set(existing)) if merge_into else (None, [])
+        target, maybe = same_error(item, pool, reviewed) if merge_into else (None, [])
         again = item.id in existing and ((existing[item.id].get("provenance") or {}).get("origin") or {}).get("id") == item.legacy
         if again:
             target = None  # the same entry imported before: a re-import, which --force overwrites

@@ -246,7 +246,7 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
                 "dataset": "deadends", "id": legacy, "url": t("url"), "verification_tier": tier if tier in TIERS else None,
                 "locale": t("locale"), "signature": signature, "signature_zh": entry.get("signature_zh"),
                 "regex": theirs if isinstance(theirs, str) else None, "first_seen": e("first_seen"),
-                "last_confirmed": e("last_confirmed"), "schema_version": t("schema_version"), "environment": environment,
+                "last_confirmed": e("last_confirmed"), "format_version": t("schema_version"), "environment": environment,
                 "estimates": dead_rates + work_rates + rates,
             },
         },

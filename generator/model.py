@@ -244,7 +244,8 @@ class Origin(_Model):
     id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     url: Url | None = Field(None, description="The record's own page at the source.")
     slug: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    schema_version: Annotated[int, Field(ge=0)] | Line | None = Field(None, description="The source's schema version (`2`, `1.0.0`).")
+    schema_version: Annotated[int, Field(ge=0)] | None = None
+    format_version: Line | None = Field(None, description="A schema version the source writes as text (deadends: `1.0.0`).")
     dataset_version: Line | None = None
     background_tag: Line | None = None
     verification_tier: VerificationTier | None = Field(None, description="The tier the source itself gave the record.")

@@ -216,7 +216,7 @@ def test_fields_without_a_place_are_reported_by_name(tmp_path, capsys) -> None:
     record = _load(tmp_path / "errors/engine/block-allocation-failed.yaml")
     origin = record["provenance"]["origin"]
     assert origin["environment"] == {"hardware.gpu": "any 24 GB card", "hardware.vram_gb": "24", "os": "linux", "python": ">=3.10"}
-    assert origin["schema_version"] == "1.0.0" and record["versions"] == [{"version": "engine >=0.4"}]
+    assert origin["format_version"] == "1.0.0" and record["versions"] == [{"version": "engine >=0.4"}]
 
 
 def test_same_input_same_bytes(tmp_path, capsys) -> None:
