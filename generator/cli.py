@@ -46,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSON (a record, an envelope or a list) or NDJSON")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
     p.add_argument("--force", action="store_true", help="overwrite records that already exist")
-    p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose id names no known project")
+    p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose names tell no known project")
+    p.add_argument("--no-merge", action="store_true", help="write a separate record even where one of the same error exists")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("mark-translated", help="record that the Chinese texts of records were reviewed against their English")
@@ -208,18 +209,23 @@ def cmd_import(args: argparse.Namespace) -> int:
             sys.stderr.write(f"errdex import: {failure}\n")
         sys.stderr.write("errdex import: nothing was written\n")
         return 1
-    written, refused = write_records(imported, args.root, args.force)
-    for item in sorted(imported, key=lambda i: i.id):
+    written, refused, merged = write_records(imported, args.root, args.force, merge_into=not args.no_merge)
+    for item in sorted(imported, key=lambda i: (i.id, i.source)):
         for note in item.notes:
             print(f"note: {note}")
+    for line in merged:
+        print(f"merged: {line}")
     for refusal in refused:
         sys.stderr.write(f"errdex import: {refusal}\n")
     for path in written:
         print(f"wrote {path}")
-    # The new records go through the usual checks; what a source lacks (Chinese, examples) is only a warning.
+    print(f"{len(imported)} record(s) read, {len(merged)} merged, {len(written)} file(s) written, {len(refused)} refused")
+    # The records written go through the usual checks; what a source lacks (Chinese, examples) is only a warning.
     result = check([args.root], args.root)
-    sys.stdout.write(FORMATTERS["text"]([f for f in result.findings if any(f.path.endswith(p.as_posix()) for p in written)], len(written)))
-    return 1 if refused or fails(result.findings, strict=False) else 0
+    mine = [p.as_posix() for p in written]
+    shown = [f for f in result.findings if any(f.path.endswith(p) or p in f.message for p in mine)]
+    sys.stdout.write(FORMATTERS["text"](shown, len(written)))
+    return 1 if refused or fails(shown, strict=False) else 0
 
 
 def cmd_mark_translated(args: argparse.Namespace) -> int:

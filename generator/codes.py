@@ -69,6 +69,7 @@ _ALL = [
     Code("XRC004", "related-to-retired", "warning", "point the related link at the record that superseded the retired one"),
     Code("XRC005", "removed-id", "error", "ids and aliases are forever: restore the record and retire it with superseded_by, or keep the old id under the new record's aliases"),
     Code("XRC006", "project-spelled-two-ways", "error", "write the project exactly as the other records do (GitHub names are case-insensitive: one project, one spelling)"),
+    Code("XRC007", "duplicate-error", "error", "one error, one record: merge the two (keep one, move the other's id to its aliases and its examples over, `errdex import` does this for imports), or link them with related.confused_with when they are different errors that look alike, or retire one with superseded_by"),
     Code("RGX001", "regex-invalid", "error", "fix the pattern; escape literal characters such as ( ) [ ] . * + ? with a backslash"),
     Code("RGX002", "example-not-matched", "error", "the pattern must find every example message: widen the pattern or correct the example"),
     Code("RGX003", "counter-example-matched", "error", "the pattern must not find any counter-example: make the pattern more specific"),

@@ -279,8 +279,10 @@ class Origin(_Model):
 
     dataset: Literal["errlookup", "deadends"]
     id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    url: Url | None = Field(None, description="The record's own page at the source.")
     slug: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     schema_version: Annotated[int, Field(ge=0)] | None = None
+    format_version: Line | None = Field(None, description="A schema version the source writes as text (deadends: `1.0.0`).")
     dataset_version: Line | None = None
     background_tag: Line | None = None
     verification_tier: VerificationTier | None = Field(None, description="The tier the source itself gave the record.")
@@ -294,6 +296,10 @@ class Origin(_Model):
     )
     estimates: Annotated[list[Estimate], Field(max_length=LIST)] = Field(
         default_factory=list, description="Rates and scores the source typed: shown as its unverified estimates."
+    )
+    environment: Annotated[dict[Annotated[str, Field(pattern=r"^[a-z0-9_.]+$", max_length=60)], Line], Field(max_length=20)] = Field(
+        default_factory=dict, description="The environment the source described the record for (`os`, `python`, "
+        "`hardware.gpu`, ...), as it gave it.",
     )
     first_seen: Date | None = Field(None, description="The date the source gave as first seen (its claim, unchecked).")
     last_confirmed: Date | None = Field(None, description="The date the source gave as last confirmed (its claim).")

@@ -94,3 +94,22 @@ def test_parallel_and_serial_checks_agree(monkeypatch) -> None:
     parallel = pipeline.check([INVALID])
     assert parallel.findings == serial.findings
     assert [r.path for r in parallel.raws] == [r.path for r in serial.raws]
+
+
+def test_one_error_quoted_inside_another_is_not_a_duplicate(tmp_path: Path) -> None:
+    """XRC007 needs both patterns to find the other's example: a wrapper that quotes the error is another error."""
+    text = (FIXTURES / "valid/demo/minimal.yaml").read_text(encoding="utf-8")
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo/minimal.yaml").write_text(text, encoding="utf-8")
+    wrapper = (
+        text.replace("id: demo/minimal", "id: demo/worker-failed")
+        .replace("regex: 'Failed to allocate (\\d+) blocks for request (\\S+)'", "regex: 'Worker failed with error ([^,]+)'")
+        .replace("text: 'ValueError: Failed to allocate 12 blocks", "text: 'Worker failed with error Failed to allocate 12 blocks")
+        .replace("  counter_examples:\n    - Failed to allocate memory\n", "")
+    )
+    (tmp_path / "demo/worker-failed.yaml").write_text(wrapper, encoding="utf-8")
+    assert [f.code for f in check([tmp_path], tmp_path, strict=True).findings] == []
+    # made the same error both ways, the pair is found, at the first file, naming the second
+    (tmp_path / "demo/worker-failed.yaml").write_text(text.replace("id: demo/minimal", "id: demo/worker-failed"), encoding="utf-8")
+    findings = check([tmp_path], tmp_path).findings
+    assert [(f.code, Path(f.path).name) for f in findings] == [("XRC007", "minimal.yaml")] and "worker-failed.yaml" in findings[0].message

@@ -20,9 +20,10 @@ def test_removed_records_and_aliases_are_findings(tmp_path, monkeypatch, capsys)
     root = tmp_path / "data/errors/demo"
     root.mkdir(parents=True)
     shutil.copy(MINIMAL, root / "minimal.yaml")
-    other = MINIMAL.read_text(encoding="utf-8").replace("id: demo/minimal", "id: demo/other").replace("repo:", "aliases: [legacy-one]\nrepo:", 1)
+    # Three errors, not three copies of one (XRC007): each says something else.
+    other = MINIMAL.read_text(encoding="utf-8").replace("id: demo/minimal", "id: demo/other").replace("repo:", "aliases: [legacy-one]\nrepo:", 1).replace("Failed to allocate", "Could not reserve")
     (root / "other.yaml").write_text(other, encoding="utf-8")
-    third = MINIMAL.read_text(encoding="utf-8").replace("id: demo/minimal", "id: demo/third").replace("repo:", "aliases: [legacy-two]\nrepo:", 1)
+    third = MINIMAL.read_text(encoding="utf-8").replace("id: demo/minimal", "id: demo/third").replace("repo:", "aliases: [legacy-two]\nrepo:", 1).replace("Failed to allocate", "Unable to take")
     (root / "third.yaml").write_text(third, encoding="utf-8")
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "add", ".")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -112,3 +113,67 @@ def one_spelling_per_project(records: list[RawRecord]) -> Iterator[Finding]:
         for value, raw, pointer in spelled:
             if value != best:
                 yield make("XRC006", raw.path, pointer, f"{value!r} is written {best!r} in {counts[best]} other place(s); one project, one spelling", raw.pos(pointer))
+
+
+def _links(raw: RawRecord) -> set[str]:
+    """The ids and aliases a record points at through `related` (any relation) or `superseded_by`."""
+    targets = {t for rel in ("leads_to", "preceded_by", "confused_with") for _, t in strings(raw.data, "related", rel)}
+    successor = get(raw.data, "superseded_by", kind=str)
+    return targets | ({successor} if successor else set())
+
+
+def _matcher(raw: RawRecord):
+    from .regex import compile_error, compile_pattern
+
+    pattern = get(raw.data, "error", "regex", kind=str)
+    return compile_pattern(pattern) if pattern is not None and compile_error(pattern) is None else None
+
+
+_HOLE = re.compile(r"\{[^{}]{0,40}\}|%[sdifr]")
+
+
+def _which(index: int | str) -> str:
+    return "the message" if index == "message" else f"example {index}"
+
+
+def _finds(matcher, examples: list[tuple[int | str, str]]) -> int | str | None:
+    return next((i for i, text in examples if matcher is not None and matcher.search(text) is not None), None)
+
+
+@dataset_check
+def one_record_per_error(records: list[RawRecord]) -> Iterator[Finding]:
+    """XRC007: each of two records' patterns finds an example of the other, and neither links the other: two
+    records for one error (what an import without merging, or a second author, makes). A match one way only is
+    one error quoted inside another (`Worker failed with error '<the LoRA error>'`), not a duplicate. A record
+    without examples (an import) offers its message, holes filled in. Reported once
+    per pair, at the first file, naming both."""
+    entries = []
+    for raw in records:
+        items = get(raw.data, "error", "examples", kind=list) or []
+        examples = [(i, text) for i, item in enumerate(items) if isinstance(text := get(item, "text", kind=str), str)]
+        message = get(raw.data, "error", "message", kind=str)
+        if not examples and message is not None:  # no examples yet (an import): the message, its holes filled in
+            examples = [("message", _HOLE.sub("1", message))]
+        entries.append((raw, _matcher(raw), examples, {name for _, name in _names(raw)}, _links(raw)))
+    # A link to a retired record reaches its successors too: a record that points at the old one is linked to the new.
+    successor = {name: get(raw.data, "superseded_by", kind=str) for raw, *_, names, _ in entries for name in names}
+    for _, _, _, _, links in entries:
+        todo = list(links)
+        while todo:
+            nxt = successor.get(todo.pop())
+            if nxt and nxt not in links:
+                links.add(nxt)
+                todo.append(nxt)
+    for a in range(len(entries)):
+        for b in range(a + 1, len(entries)):
+            (one, match_one, ex_one, names_one, links_one), (two, match_two, ex_two, names_two, links_two) = entries[a], entries[b]
+            if names_one & links_two or names_two & links_one or one.path == two.path:
+                continue
+            hit, back = _finds(match_two, ex_one), _finds(match_one, ex_two)
+            if hit is not None and back is not None:
+                yield make(
+                    "XRC007", one.path, "/error/regex",
+                    f"two records for one error: the pattern of {one.path} matches {_which(back)} of {two.path} and its "
+                    f"pattern matches {_which(hit)} here (neither links the other through related or superseded_by)",
+                    one.pos("/error/regex"),
+                )
