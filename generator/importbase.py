@@ -167,3 +167,29 @@ def template_regex(message: str) -> str:
     for i, piece in enumerate(pieces[1:], 1):
         out += ("(.*)" if i == len(pieces) - 1 and not piece.strip() else r"(\S+)") + literal_regex(piece)
     return out
+
+
+# Other datasets' categories that are ours under another name; any other becomes runtime_error, with theirs kept as
+# the subcategory and a note (REC013 would flag a category outside generator.model.CATEGORIES).
+CATEGORY_SYNONYMS = {
+    "config_error": "configuration_error", "auth_error": "authentication_error", "install_error": "installation_error",
+    "build": "build_error", "loading_error": "model_loading_error", "init_error": "startup_error",
+    "initialization_error": "startup_error", "version_error": "compatibility_error", "compatibility": "compatibility_error",
+    "version_incompatibility": "compatibility_error", "device_error": "hardware_error", "device": "hardware_error",
+    "gpu_error": "hardware_error", "driver_error": "environment_error", "library_error": "environment_error",
+    "rate_limit_error": "api_error", "http_error": "api_error", "http": "api_error",
+}
+
+
+def our_category(theirs: object, subcategory: object, notes: list[str], where: str) -> tuple[str, object]:
+    """Their category as one of ours, and the subcategory to keep (theirs, when it had no place as a category)."""
+    from .model import CATEGORIES
+
+    if isinstance(theirs, str) and theirs in CATEGORIES:
+        return theirs, subcategory
+    mapped = CATEGORY_SYNONYMS.get(theirs, "runtime_error") if isinstance(theirs, str) else "runtime_error"
+    notes.append(f"{where}: category {theirs!r} filed under {mapped!r}; review it")
+    keep = subcategory
+    if keep is None and isinstance(theirs, str) and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)*", theirs):
+        keep = theirs.replace("_", "-")
+    return mapped, keep

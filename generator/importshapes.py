@@ -9,7 +9,7 @@ from typing import Any
 
 from .backtrack import slow_input
 from .checks.regex import compile_error, compile_pattern, too_broad
-from .importbase import HOLE, KNOWN_REPOS, dct, lst, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, record_id, slugify, template_regex, unplaced
+from .importbase import HOLE, KNOWN_REPOS, dct, lst, RESOLVABLE, ImportFailure, Imported, Taker, compact, date, literal_regex, ordered, our_category, record_id, slugify, template_regex, unplaced
 from .languages import language_of
 from .model import CODE, TEXT, TIERS
 from .portable import analyse
@@ -57,7 +57,7 @@ def convert_errlookup(entry: dict[str, Any], where: str, envelope: dict[str, Any
         raise ImportFailure(f"{where}: an ErrLookup record needs 'repo' and 'errorMessage'")
     notes: list[str] = []
     error_type = t("errorType")
-    category = {"http": "http_error", "validation": "validation_error"}.get(error_type if isinstance(error_type, str) else "", "runtime_error")
+    category = {"http": "api_error", "validation": "validation_error"}.get(error_type if isinstance(error_type, str) else "", "runtime_error")
     notes.append(f"{where}: category set to {category!r} from errorType {error_type!r}; review it")
     code = t("sourceCode")
     source = {
@@ -223,9 +223,10 @@ def convert_deadends(entry: dict[str, Any], where: str, repo_hint: str | None = 
     rates = [{"kind": k, "value": x} for k in ("fix_success_rate", "confidence") if isinstance(x := v(k), (int, float))]
     if isinstance(x := meta("evidence_count"), int):
         rates.append({"kind": "evidence_count", "value": x})
+    category, subcategory = our_category(e("category"), t("subcategory"), notes, where)
     record = {
         "id": rid, "aliases": [legacy] if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*){0,3}", legacy) else [],
-        "repo": repo, "domain": "llm" if canon else (domain or "llm"), "category": e("category"), "subcategory": t("subcategory"),
+        "repo": repo, "domain": "llm" if canon else (domain or "llm"), "category": category, "subcategory": subcategory,
         "tags": [slugify(tag) for tag in ([domain] if canon else lst(t("tags")))],
         "error": {
             "message": signature, "message_zh": None if canon else t("signature_zh"), "regex": regex,
