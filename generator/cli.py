@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best records (default: 10)")
     p.add_argument("--index", default=None, metavar="PATH_OR_URL", help="match with the patterns of an API match.json (a file, or its https:// address) instead of the records")
     p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the checkout's, else the match data installed with errdex)")
+    p.add_argument("--catalog", action="store_true", help="also find catalog entries (every message the projects' releases raise, data/catalog): where and in which releases each is raised")
+    p.add_argument("--version", action="append", metavar="PROJECT==RELEASE", dest="versions", help="with --catalog: the release the log comes from (e.g. vllm==0.11.0), repeatable; what it raises ranks first, what it lacks last")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("bundle", help="write the compiled match data an installed wheel matches with (before building a wheel)")
@@ -314,6 +316,13 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
         return 2
+    if args.catalog or args.versions:
+        if not args.catalog or args.index is not None:
+            sys.stderr.write("errdex match: --version needs --catalog; --catalog matches the records and data/catalog, not --index\n")
+            return 2
+        from . import matchcatalog
+
+        return matchcatalog.run(args.file, args.data, args.versions, args.top, args.format, sys.stdout, sys.stderr)
     from .checkout import match_patterns
 
     found = match_patterns(args.data, args.index, sys.stderr)

@@ -25,7 +25,7 @@ STAGES: list[set[str]] = [
     # models -> pages, API files, feeds, matches, the built site
     {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchout", "sitecheck", "site"},
     # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
-    {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle"},
+    {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle", "matchcatalog"},
 ]
 LONG_ALLOWED = {"portable"}  # the regex parser
 # Over the limit and due to be split; listed so that nothing else grows past the limit unnoticed.

@@ -24,8 +24,24 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
         )
     wanted = check_versions(k, versions)
     check_limit(limit), check_cursor(cursor)
+    items, lines, size = match_items(k, io.BytesIO(data), wanted)
+    chunk, paging = page(items, limit, cursor)
+    return {
+        "lines": lines,
+        "bytes": size,
+        "found": len(items),
+        "results": chunk,
+        **paging,
+        "dataset_version": k.api.dataset_version,
+    }
+
+
+def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list[dict[str, Any]], int, int]:
+    """Every record and catalog entry found in a binary stream, ranked (the release of each project in `wanted`
+    raises or lowers its catalog entries), with the lines and bytes read. `errdex match --catalog` reads a whole
+    log with it; match_log a request's text."""
     with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
-        results = k.matcher.rank(k.matcher.scan(io.BytesIO(data)))
+        results = k.matcher.rank(k.matcher.scan(stream))
         lines, size = k.matcher.lines_read, k.matcher.bytes_read
     items: list[dict[str, Any]] = []
     by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to
@@ -69,15 +85,7 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
                                  ["same_line", first_on_line[item["line"]]])])
         else:
             first_on_line[item["line"]] = rank
-    chunk, paging = page(items, limit, cursor)
-    return {
-        "lines": lines,
-        "bytes": size,
-        "found": len(items),
-        "results": chunk,
-        **paging,
-        "dataset_version": k.api.dataset_version,
-    }
+    return items, lines, size
 
 
 def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -1,0 +1,101 @@
+"""`errdex match --catalog`: the records and the catalog entries a log holds, with where and in which releases
+each message is raised, and `--version PROJECT==RELEASE` to rank what that release raises.
+
+The matching is the MCP server's (generator/mcp/matching.match_items, over the same knowledge: records, then the
+catalog); this module reads the log, the versions and writes the answer as text or JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from .matchout import _printable
+
+
+def parse_versions(values: list[str] | None) -> dict[str, str] | str:
+    """`["vllm==0.11.0", ...]` -> `{"vllm": "0.11.0"}`, or what is wrong with one."""
+    out: dict[str, str] = {}
+    for value in values or []:
+        name, sep, version = value.partition("==")
+        if not sep or not name.strip() or not version.strip():
+            return f"--version wants PROJECT==RELEASE (e.g. vllm==0.11.0), not {value!r}"
+        out[name.strip()] = version.strip()
+    return out
+
+
+def _ranges(c: dict[str, Any]) -> str:
+    return ", ".join(a if a == b else f"{a} to {b}" for a, b in c.get("releases", []))
+
+
+def _catalog_lines(item: dict[str, Any]) -> list[str]:
+    """A catalog entry: the project, the exception and the message (its values filled in), where it is raised
+    (at the release asked for, else the newest that has it) and the releases that raise it."""
+    c = item["catalog"]
+    out = [f"   {c['project']}{' ' + c['exception'] if c.get('exception') else ''}: {_printable(item['message'])}"]
+    for site in c.get("sites", [])[:1]:
+        out.append(f"   raised at {site['path']}:{site['line']} (as of {site['to']})")
+    out.append(f"   raised by releases {_ranges(c)}")
+    out.append("   no guide yet: errdex new writes a record's template; or propose it with the new-error issue form")
+    return out
+
+
+def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int) -> str:
+    out = []
+    for item in items[:top]:
+        kind = "record" if item["type"] == "record" else "catalog entry"
+        out.append(f"{item['rank']}. {item['id']}  ({kind}, score {item['score']})")
+        out.append(f"   line {item['line']}, col {item['column']}: {_printable(item['text'])}")
+        if item["type"] == "record":
+            out.append(f"   {item['title']}")
+            out.append(f"   page: {item.get('url', '')}")
+            for c in item.get("catalog", [])[:1]:
+                out.append(f"   raised by {c['project']} releases {_ranges(c)}")
+        else:
+            out += _catalog_lines(item)
+        out.append(f"   why: {'; '.join(item['why'])}")
+        out.append("")
+    more = f" (showing {top})" if len(items) > top else ""
+    found = f"{len(items)} known error{'s' if len(items) != 1 else ''}" if items else "no known error"
+    out.append(f"{found} found in {source}{more}: {lines} line{'s' if lines != 1 else ''}, {size} bytes")
+    return "\n".join(out) + "\n"
+
+
+def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt: str, out: IO[str], err: IO[str]) -> int:
+    """Match `file` ("-": standard input) against the records and the catalog; exit status as `errdex match`."""
+    from .mcp.knowledge import ToolInputError
+    from .mcp.main import load_knowledge
+    from .mcp.matching import check_versions, match_items
+
+    wanted = parse_versions(versions)
+    if isinstance(wanted, str):
+        err.write(f"errdex match: {wanted}\n")
+        return 2
+    try:
+        k = load_knowledge(None, data)
+    except Exception as exc:  # the records or the catalog cannot be read: say which, as a usage problem
+        err.write(f"errdex match: cannot load the records and the catalog: {exc}\n")
+        return 2
+    try:
+        checked = check_versions(k, wanted)
+    except ToolInputError as exc:
+        err.write(f"errdex match: {exc}\n")
+        return 2
+    source = "standard input" if file == "-" else file
+    try:
+        if file == "-":
+            items, lines, size = match_items(k, sys.stdin.buffer, checked)
+        else:
+            with open(file, "rb") as stream:
+                items, lines, size = match_items(k, stream, checked)
+    except OSError as exc:
+        err.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
+        return 2
+    if fmt == "json":
+        body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked, "results": items[:top]}
+        out.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(format_text(items, top, source, lines, size))
+    return 0 if items else 1

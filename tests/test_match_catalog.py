@@ -1,0 +1,63 @@
+"""`errdex match --catalog [--version PROJECT==RELEASE]`: records and catalog entries in a log, with the releases
+that raise each message (over tests/fixtures/dataset and its catalog, tests/fixtures/catalog)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.cli import main
+
+DATASET = Path(__file__).parent / "fixtures" / "dataset"
+LOG = ("INFO start\n"
+       "RuntimeError: Scheduler queue is full (12 waiting)\n"
+       "servekit.CacheOOMError: Cannot allocate 512 KV cache blocks: out of GPU memory\n")
+
+
+def _run(capsys, tmp_path, *args: str) -> tuple[int, str, str]:
+    log = tmp_path / "server.log"
+    log.write_text(LOG, encoding="utf-8")
+    code = main(["match", str(log), "--catalog", "--data", str(DATASET), *args])
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+def test_catalog_entries_come_with_their_raise_site_and_releases(capsys, tmp_path):
+    code, out, _ = _run(capsys, tmp_path, "--format", "json")
+    body = json.loads(out)
+    assert code == 0
+    by_line = {r["line"]: r for r in body["results"]}
+    entry = by_line[2]  # no record has this message: the catalog's entry answers
+    assert entry["type"] == "catalog" and entry["id"] == "demo/6c82ce52ae657a8f"
+    assert entry["catalog"]["sites"][0] == {"from": "0.2.0", "to": "0.3.0", "path": "servekit/sched.py", "line": 88,
+                                            "statement": 'raise RuntimeError(f"Scheduler queue is full ({len(self.waiting)} waiting)")'}
+    assert entry["catalog"]["releases"] == [["0.2.0", "0.3.0"]] and entry["values"] == ["12"]
+    record = by_line[3]  # a record ranks as a record, with the catalog's releases beside it
+    assert record["type"] == "record" and record["id"] == "demo/kv-cache-out-of-memory"
+    assert record["catalog"][0]["releases"]
+
+
+def test_the_release_asked_for_changes_the_answer(capsys, tmp_path):
+    _, plain, _ = _run(capsys, tmp_path, "--format", "json")
+    code, old, _ = _run(capsys, tmp_path, "--format", "json", "--version", "servekit==0.1.0")
+    assert code == 0
+    before = next(r for r in json.loads(plain)["results"] if r["line"] == 2)
+    after = next(r for r in json.loads(old)["results"] if r["line"] == 2)
+    assert after["score"] == before["score"] - 30  # 0.1.0 does not raise it: added in 0.2.0
+    assert "-30: demo 0.1.0 does not have this message" in after["why"]
+    _, new, _ = _run(capsys, tmp_path, "--format", "json", "--version", "demo==0.3.0")
+    assert next(r for r in json.loads(new)["results"] if r["line"] == 2)["score"] == before["score"] + 10
+
+
+def test_text_names_the_site_releases_and_that_there_is_no_guide(capsys, tmp_path):
+    code, out, _ = _run(capsys, tmp_path)
+    assert code == 0
+    assert "(catalog entry, score" in out and "raised at servekit/sched.py:88 (as of 0.3.0)" in out
+    assert "raised by releases 0.2.0 to 0.3.0" in out and "no guide yet" in out
+    assert "demo/kv-cache-out-of-memory  (record, score" in out
+
+
+def test_usage_errors(capsys, tmp_path):
+    assert _run(capsys, tmp_path, "--version", "demo")[0] == 2
+    assert main(["match", "x.log", "--version", "demo==0.3.0"]) == 2
+    assert "--version needs --catalog" in capsys.readouterr().err
