@@ -8,11 +8,62 @@ catalog); this module reads the log, the versions and writes the answer as text 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from .matchout import _printable
+
+
+# A Python traceback frame: `File "/…/site-packages/vllm/config/scheduler.py", line 260, in __post_init__`.
+FRAME = re.compile(r'File "([^"\n]{1,1000}?\.py)", line (\d{1,7})')
+MAX_FRAMES = 500
+
+
+def _spans(indices: set[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for i in sorted(indices):
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+def traceback_fit(catalog: Any, text: str) -> list[dict[str, Any]]:
+    """The releases a traceback fits: each frame whose file and line are a raise site in the catalog narrows its
+    project's releases to those whose file has that statement at that line; per project, the releases every such
+    frame allows, with the frames that said so."""
+    frames = [(m[1].replace("\\", "/"), int(m[2])) for m in FRAME.finditer(text)][:MAX_FRAMES]
+    if not frames:
+        return []
+    wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
+    index: dict[tuple[str, int], list[tuple[Any, Any, Any]]] = {}
+    for project in catalog.projects.values():
+        for entry in project.entries:
+            for site in entry.sites:
+                key = (site.path.rsplit("/", 1)[-1], site.line)
+                if key in wanted:
+                    index.setdefault(key, []).append((project, entry, site))
+    fits: dict[str, dict[str, Any]] = {}
+    for path, line in frames:
+        by_project: dict[str, set[int]] = {}
+        sites: dict[str, list[str]] = {}
+        for project, entry, site in index.get((path.rsplit("/", 1)[-1], line), []):
+            if path == site.path or path.endswith("/" + site.path):
+                by_project.setdefault(project.slug, set()).update(range(site.start, site.end + 1))
+                sites.setdefault(project.slug, []).append(entry.id)
+        for slug, releases in by_project.items():
+            fit = fits.setdefault(slug, {"project": slug, "releases": None, "frames": []})
+            fit["releases"] = releases if fit["releases"] is None else fit["releases"] & releases
+            fit["frames"].append({"site": f"{path.rsplit('/site-packages/', 1)[-1].rsplit('/dist-packages/', 1)[-1]}:{line}", "entries": sorted(set(sites[slug]))})
+    out = []
+    for slug, fit in sorted(fits.items()):
+        names = catalog.projects[slug].releases
+        fit["releases"] = [[names[a], names[b]] for a, b in _spans(fit["releases"])]
+        out.append(fit)
+    return out
 
 
 def parse_versions(values: list[str] | None) -> dict[str, str] | str:
@@ -42,8 +93,16 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     return out
 
 
-def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int) -> str:
+def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
     out = []
+    for fit in fits:
+        where = ", ".join(f["site"] for f in fit["frames"][:3])
+        if fit["releases"]:
+            out.append(f"traceback: fits {fit['project']} {_ranges(fit)} (frames at {where})")
+        else:
+            out.append(f"traceback: no single {fit['project']} release has all of these frames ({where})")
+    if fits:
+        out.append("")
     for item in items[:top]:
         kind = "record" if item["type"] == "record" else "catalog entry"
         out.append(f"{item['rank']}. {item['id']}  ({kind}, score {item['score']})")
@@ -85,17 +144,18 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
         return 2
     source = "standard input" if file == "-" else file
     try:
-        if file == "-":
-            items, lines, size = match_items(k, sys.stdin.buffer, checked)
-        else:
-            with open(file, "rb") as stream:
-                items, lines, size = match_items(k, stream, checked)
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
         err.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
         return 2
+    import io
+
+    items, lines, size = match_items(k, io.BytesIO(raw), checked)
+    fits = traceback_fit(k.catalog, raw.decode("utf-8", "replace"))
     if fmt == "json":
-        body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked, "results": items[:top]}
+        body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
+                "traceback": fits, "results": items[:top]}
         out.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(format_text(items, top, source, lines, size))
+        out.write(format_text(items, top, source, lines, size, fits))
     return 0 if items else 1

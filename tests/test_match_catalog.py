@@ -61,3 +61,24 @@ def test_usage_errors(capsys, tmp_path):
     assert _run(capsys, tmp_path, "--version", "demo")[0] == 2
     assert main(["match", "x.log", "--version", "demo==0.3.0"]) == 2
     assert "--version needs --catalog" in capsys.readouterr().err
+
+
+TRACEBACK = ('Traceback (most recent call last):\n'
+             '  File "/opt/venv/lib/python3.12/site-packages/servekit/sched.py", line 88, in admit\n'
+             '    raise RuntimeError(f"Scheduler queue is full ({len(self.waiting)} waiting)")\n'
+             'RuntimeError: Scheduler queue is full (3 waiting)\n')
+
+
+def test_a_traceback_frame_gives_the_releases_it_fits(capsys, tmp_path):
+    log = tmp_path / "tb.log"
+    log.write_text(TRACEBACK, encoding="utf-8")
+    assert main(["match", str(log), "--catalog", "--data", str(DATASET), "--format", "json"]) == 0
+    fits = json.loads(capsys.readouterr().out)["traceback"]
+    assert fits == [{"project": "demo", "releases": [["0.2.0", "0.3.0"]],
+                     "frames": [{"site": "servekit/sched.py:88", "entries": ["demo/6c82ce52ae657a8f"]}]}]
+    assert main(["match", str(log), "--catalog", "--data", str(DATASET)]) == 0
+    assert capsys.readouterr().out.startswith("traceback: fits demo 0.2.0 to 0.3.0 (frames at servekit/sched.py:88)\n")
+    # A frame at a line where no release raises: nothing is claimed.
+    log.write_text(TRACEBACK.replace("line 88", "line 87"), encoding="utf-8")
+    main(["match", str(log), "--catalog", "--data", str(DATASET), "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["traceback"] == []
