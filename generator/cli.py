@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new", help="write a commented template for a new record")
     p.add_argument("id", help="the new record's id, e.g. vllm/kv-cache-out-of-memory")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.add_argument("--from-catalog", default=None, metavar="ENTRY", help="prefill project, message, pattern and exception from a catalog entry (errdex match --catalog names them)")
+    p.add_argument("--catalog", type=Path, default=None, help="with --from-catalog: the catalog (default: data/catalog beside the records)")
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("import", help="convert ErrLookup or deadends.dev records into errdex records")
@@ -184,14 +186,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from .new import NewRecordError, new_record
-
     try:
-        path = new_record(args.id, args.root)
+        path = new_record(args.id, args.root, args.from_catalog, args.catalog)
     except NewRecordError as exc:
         sys.stderr.write(f"errdex new: {exc}\n")
         return 1
-    print(f"wrote {path}")
-    print(f"next: fill it in (uncomment the '#:' examples and make them true), then run: errdex validate {path}")
+    print(f"wrote {path}\nnext: fill it in (uncomment the '#:' examples and make them true), then run: errdex validate {path}")
     return 0
 
 

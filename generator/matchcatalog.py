@@ -89,7 +89,7 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     for site in c.get("sites", [])[:1]:
         out.append(f"   raised at {site['path']}:{site['line']} (as of {site['to']})")
     out.append(f"   raised by releases {_ranges(c)}")
-    out.append("   no guide yet: errdex new writes a record's template; or propose it with the new-error issue form")
+    out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {item['id']}")
     return out
 
 

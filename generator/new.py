@@ -36,8 +36,70 @@ def name_owner(name: str, root: Path) -> str | None:
     return None
 
 
-def new_record(record_id: str, root: Path) -> Path:
-    """Write the template for `record_id` under `root`; refuses bad ids and never overwrites."""
+# Template lines a catalog entry fills, by their start: uncommented, with the entry's value.
+_PREFILL = {
+    "#: repo:": "repo: {repo}",
+    "#: error:": "error:",
+    "#:   message:": "  message: {message}",
+    "#:   regex:": "  regex: {regex}",
+    "#:   exception_class:": "  exception_class: {exception}",
+    "#:   type:": "  type: {type}",
+    "#:   severity:": "  severity: error",
+}
+
+
+def catalog_prefill(entry_id: str, catalog_dir: Path) -> tuple[dict[str, str], str]:
+    """The values a catalog entry gives a new record (JSON-quoted, which YAML reads as the same strings), and a
+    comment naming the entry, its raise site and the releases that raise it."""
+    import json
+
+    from .mcp.catalog import CatalogQueryError, load_catalog
+
+    catalog = load_catalog(catalog_dir)
+    slug = entry_id.split("/", 1)[0]
+    try:
+        project = catalog.project(slug)
+    except CatalogQueryError as exc:
+        raise NewRecordError(str(exc)) from None
+    entry = next((e for e in project.entries if e.id == entry_id), None)
+    if entry is None:
+        raise NewRecordError(f"the catalog has no entry {entry_id!r} (errdex match --catalog names entries)")
+    d = entry.data
+    if not project.repository or not isinstance(d.get("pattern"), str):
+        raise NewRecordError(f"catalog entry {entry_id!r} names no repository or pattern to start a record from")
+    values = {
+        "repo": project.repository,
+        "message": json.dumps(d["template"], ensure_ascii=False),
+        "regex": json.dumps(d["pattern"], ensure_ascii=False),
+        "exception": d.get("exception") or "",
+        "type": "exception" if d.get("exception") else "console",
+    }
+    site = max(entry.sites, key=lambda x: x.end)
+    ranges = ", ".join(project.releases[a] if a == b else f"{project.releases[a]} to {project.releases[b]}" for a, b in entry.ranges)
+    note = (f"# Started from the catalog entry {entry_id}: raised at {site.path}:{site.line} in {project.slug} "
+            f"{project.releases[site.end]}; releases that raise it: {ranges}.\n"
+            "# Pin `source` to one of those releases (its tag commit, the artifact and its sha256), then fill in the rest.\n")
+    return values, note
+
+
+def prefilled(text: str, values: dict[str, str], note: str) -> str:
+    """The template with the lines a catalog entry fills uncommented (the first line of each kind), and its note."""
+    out, done = [], set()
+    for line in text.splitlines(keepends=True):
+        key = next((k for k in _PREFILL if line.startswith(k) and k not in done), None)
+        if key is None or (key == "#:   exception_class:" and not values["exception"]):
+            out.append(line)
+            continue
+        done.add(key)
+        out.append(_PREFILL[key].format(**values) + "\n")
+    body = "".join(out)
+    first = body.index("\n", body.index("\nid: ") + 1) + 1  # after the id line
+    return body[:first] + note + body[first:]
+
+
+def new_record(record_id: str, root: Path, from_catalog: str | None = None, catalog_dir: Path | None = None) -> Path:
+    """Write the template for `record_id` under `root` (prefilled from a catalog entry when given); refuses bad
+    ids and never overwrites."""
     if not re.fullmatch(ID_PATTERN, record_id):
         raise NewRecordError(
             f"{record_id!r} is not a valid id: use lowercase a-z, 0-9 and '-', in segments joined by '/', "
@@ -49,8 +111,11 @@ def new_record(record_id: str, root: Path) -> Path:
     path = root / f"{record_id}.yaml"
     if path.exists() or os.path.islink(path):
         raise NewRecordError(f"{path} already exists; edit it instead, or choose another id")
+    text = template_text(record_id, path.as_posix())
+    if from_catalog is not None:
+        text = prefilled(text, *catalog_prefill(from_catalog, catalog_dir or root.parent / "catalog"))
     try:
-        safefs.write_text(path, template_text(record_id, path.as_posix()), root, exclusive=True)
+        safefs.write_text(path, text, root, exclusive=True)
     except (safefs.UnsafePath, FileExistsError) as exc:
         raise NewRecordError(str(exc)) from None
     return path

@@ -72,3 +72,30 @@ def test_new_refuses_an_id_that_is_an_alias(tmp_path, capsys) -> None:
     assert main(["new", "demo/old-name", "--root", str(root)]) == 1
     assert "already taken: it is an alias of 'demo/minimal'" in capsys.readouterr().err
     assert not (root / "demo/old-name.yaml").exists()
+
+
+def test_new_from_a_catalog_entry_is_prefilled(tmp_path, capsys):
+    """errdex new --from-catalog: the project, message, pattern and exception come from the entry, with a note
+    naming its raise site and releases; the rest is the usual template, and validate says what is missing."""
+    import shutil
+
+    import yaml
+
+    from generator.cli import main
+
+    root = tmp_path / "data" / "errors"
+    root.mkdir(parents=True)
+    shutil.copytree(Path(__file__).parent / "fixtures" / "catalog", tmp_path / "data" / "catalog")
+    assert main(["new", "demo/scheduler-queue-full", "--root", str(root), "--from-catalog", "demo/6c82ce52ae657a8f"]) == 0
+    text = (root / "demo" / "scheduler-queue-full.yaml").read_text(encoding="utf-8")
+    assert "# Started from the catalog entry demo/6c82ce52ae657a8f: raised at servekit/sched.py:88 in demo 0.3.0; releases that raise it: 0.2.0 to 0.3.0." in text
+    data = yaml.safe_load(text)
+    assert data["repo"] == "example-org/servekit"
+    assert data["error"] == {"message": "Scheduler queue is full ({} waiting)", "regex": r"Scheduler queue is full \((\d+) waiting\)",
+                             "exception_class": "RuntimeError", "type": "exception", "severity": "error"}
+    capsys.readouterr()
+    assert main(["validate", "--root", str(root), str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "category" in out and "/error/regex" not in out  # the prefilled pattern passes the pattern checks
+    assert main(["new", "demo/other", "--root", str(root), "--from-catalog", "demo/nope"]) == 1
+    assert "the catalog has no entry 'demo/nope'" in capsys.readouterr().err
