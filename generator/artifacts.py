@@ -91,10 +91,15 @@ def _download(url: str, dest: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def fetchable(release: Release | None) -> bool:
+    """Whether the release names an artifact this module can bring: from the package index, or from its address."""
+    return release is not None and bool(release.artifact) and bool(release.package or release.url)
+
+
 def fetch(release: Release, cache: Path, find_links: list[Path] | None = None) -> Path:
     """The artifact's path in the cache, downloading it first if needed (with pip from the package index, or from
     `release.url`); its sha256 must be the record's."""
-    if not release.artifact or not (release.package or release.url):
+    if not fetchable(release):
         raise ArtifactError("source.release names no package or address and artifact to fetch")
     if release.url and not release.sha256:
         raise ArtifactError("source.release.url needs source.release.sha256")

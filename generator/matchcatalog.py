@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,7 +18,7 @@ from .matchout import _printable
 
 
 # A Python traceback frame: `File "/…/site-packages/vllm/config/scheduler.py", line 260, in __post_init__`.
-FRAME = re.compile(r'File "([^"\n]{1,1000}?\.py)", line (\d{1,7})')
+FRAME = re.compile(rb'File "([^"\n]{1,1000}?\.py)", line (\d{1,7})')
 MAX_FRAMES = 500
 
 
@@ -31,11 +32,12 @@ def _spans(indices: set[int]) -> list[tuple[int, int]]:
     return out
 
 
-def traceback_fit(catalog: Any, text: str) -> list[dict[str, Any]]:
+def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
     """The releases a traceback fits: each frame whose file and line are a raise site in the catalog narrows its
     project's releases to those whose file has that statement at that line; per project, the releases every such
     frame allows, with the frames that said so."""
-    frames = [(m[1].replace("\\", "/"), int(m[2])) for m in FRAME.finditer(text)][:MAX_FRAMES]
+    # Read on the bytes: a big log is never decoded whole just to find its frames.
+    frames = [(m[1].decode("utf-8", "replace").replace("\\", "/"), int(m[2])) for m in islice(FRAME.finditer(text), MAX_FRAMES)]
     if not frames:
         return []
     wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
@@ -151,7 +153,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     import io
 
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
-    fits = traceback_fit(k.catalog, raw.decode("utf-8", "replace"))
+    fits = traceback_fit(k.catalog, raw)
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
                 "traceback": fits, "results": items[:top]}

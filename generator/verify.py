@@ -54,7 +54,7 @@ class Sources:
         if self.releases is not None:
             r = source.release
             # A package-index artifact, one published at an address, or a git tag read from a mirror (--git).
-            return r is not None and (bool((r.package or r.url) and r.artifact) or bool(r.tag and source.repo in self.git))
+            return artifacts.fetchable(r) or bool(r is not None and r.tag and source.repo in self.git)
         return self.can_read(source.repo)
 
     def read_source(self, source: Source) -> str:
@@ -62,7 +62,7 @@ class Sources:
         if self.releases is None:
             return self.read(source.repo, source.commit, source.path)
         assert source.release is not None
-        if not ((source.release.package or source.release.url) and source.release.artifact):
+        if not artifacts.fetchable(source.release):
             return self._read_tag(source)
         try:
             return artifacts.read_member(artifacts.fetch(source.release, self.releases, self.find_links), source.path)
