@@ -125,6 +125,26 @@ API: dict[str, str] = {
     "ndjson": "errors.ndjson",
     "openapi": "openapi.json",
     "manifest": "manifest.json",
+    # the message catalog (data/catalog): {key} is a project slug, an entry's hash, a release
+    "catalog_index": "catalog/index.json",
+    "catalog_project": "catalog/{project}/index.json",
+    "catalog_entry": "catalog/{project}/entries/{key}.json",
+    "catalog_changes": "catalog/{project}/changes/{key}.json",
+    # the browser's catalog match data: the literal index read first, then only the shards a paste needs
+    "catalog_match_index": "catalog/match/index.json",
+    "catalog_match_shard": "catalog/match/{key}.json",
+}
+
+# The catalog's pages, relative to a language root (generator/catalogsite.py writes them): {project} is a
+# project slug, {key} a module (its folder, '/' written '.') or a release. One page renders any entry from the
+# API (`catalog_entry?id=<project>/<hash>`): 46,000 entries a page each, in two languages, would be most of
+# the build's time for pages that hold nothing the module pages do not already show and index.
+CATALOG_PAGES: dict[str, str] = {
+    "catalog": "catalog/",
+    "catalog_project": "catalog/{project}/",
+    "catalog_module": "catalog/{project}/modules/{key}/",
+    "catalog_release": "catalog/{project}/releases/{key}/",
+    "catalog_entry": "catalog/entry/",
 }
 
 # Files beside the pages, relative to a language root ("feed") or to the site root.
@@ -165,14 +185,25 @@ def page_url(name: str, key: str | None = None, lang: str | None = None) -> str:
     return url if lang is None else lang_root(lang) + url
 
 
-def api_path(name: str, key: str | None = None) -> str:
+def api_path(name: str, key: str | None = None, project: str | None = None) -> str:
     """An API file's path relative to API_ROOT."""
-    return API[name] if key is None else API[name].format(key=key)
+    path = API[name] if key is None else API[name].replace("{key}", key)
+    return path if project is None else path.replace("{project}", project)
 
 
-def api_url(name: str, key: str | None = None, base: str = "") -> str:
+def catalog_page_url(name: str, project: str | None = None, key: str | None = None, lang: str | None = None) -> str:
+    """A catalog page's URL: relative to the language root, or to the site root when `lang` is given."""
+    url = CATALOG_PAGES[name]
+    if project is not None:
+        url = url.replace("{project}", project)
+    if key is not None:
+        url = url.replace("{key}", key)
+    return url if lang is None else lang_root(lang) + url
+
+
+def api_url(name: str, key: str | None = None, base: str = "", project: str | None = None) -> str:
     """An API file's URL: relative to the site root, or under `base` (`/`, `/errdex/`...) when given."""
-    return base + API_ROOT + api_path(name, key)
+    return base + API_ROOT + api_path(name, key, project)
 
 
 def feed_path(name: str, lang: str = "en") -> str:
@@ -217,6 +248,11 @@ def client_routes() -> dict[str, str]:
         "error_page": page_url("error", "{id}"),
         "api_record": api_url("record", "{id}"),
         "api_match": api_url("match"),
+        "api_catalog_match_index": api_url("catalog_match_index"),
+        "api_catalog_match_shard": api_url("catalog_match_shard", "{key}"),
+        "api_catalog_entry": api_url("catalog_entry", "{key}", project="{project}"),
+        "catalog_entry_page": catalog_page_url("catalog_entry"),
+        "catalog_project_page": catalog_page_url("catalog_project", "{project}"),
         "search": SEARCH_SCRIPT,
     }
 
