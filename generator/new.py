@@ -53,7 +53,7 @@ def catalog_prefill(entry_id: str, catalog_dir: Path) -> tuple[dict[str, str], s
     comment naming the entry, its raise site and the releases that raise it."""
     import json
 
-    from .mcp.catalog import CatalogQueryError, load_catalog
+    from .catalog import CatalogQueryError, load_catalog
 
     catalog = load_catalog(catalog_dir)
     slug = entry_id.split("/", 1)[0]

@@ -22,7 +22,7 @@ import pytest
 
 from generator.export import api_files, write_api
 from generator.match import Matcher, patterns_from_index
-from generator.mcp.catalog import CatalogQueryError, check_path, load_catalog
+from generator.catalog import CatalogQueryError, check_path, load_catalog
 from generator.pipeline import check
 
 ROOT = Path(__file__).parent.parent

@@ -17,7 +17,7 @@ STAGES: list[set[str]] = [
     # the record format
     {"model", "schema", "evidence"},
     # files -> raw records
-    {"load"},
+    {"load", "catalog"},
     # raw records -> findings and models; the bilingual rule, which the checks apply
     {"bilingual", "checks", "pipeline"},
     # where and how things are named on the site, in the API and by the matcher

@@ -16,7 +16,7 @@ from typing import Any
 from ..match import Matcher, Pattern, patterns_from_index
 from ..model import ID_PATTERN
 from .api import ApiData
-from .catalog import Catalog
+from ..catalog import Catalog
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50

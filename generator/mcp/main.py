@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .api import ApiData, SourceError, from_folder, from_records, from_url
-from .catalog import load_catalog
+from ..catalog import load_catalog
 from .tools import Knowledge
 from .. import checkout
 

@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 from ..matchout import result_json
-from .catalog import CatalogQueryError, check_version, entry_summary
+from ..catalog import CatalogQueryError, check_version, entry_summary
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)

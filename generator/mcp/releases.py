@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalog import CatalogQueryError
-from .catalog import diff_errors as catalog_diff
-from .catalog import explain_site as catalog_explain
+from ..catalog import CatalogQueryError
+from ..catalog import diff_errors as catalog_diff
+from ..catalog import explain_site as catalog_explain
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
 
 

@@ -1,4 +1,4 @@
-"""The message catalog the harvest writes to data/catalog/ (format: CATALOG_FORMAT, agreed with the harvest).
+"""The message catalog the harvest writes to data/catalog/, read for the site, the API, `errdex match` and the MCP server (format: CATALOG_FORMAT, agreed with the harvest).
 
 `<project>.jsonl` holds one entry per message template, with the sites that raise it per range of releases;
 `releases.json` lists each project's harvested releases oldest first, which is the order the `from`/`to`
