@@ -182,7 +182,8 @@ def time_cli(index: Path, log: Path) -> tuple[float, dict]:
 
 
 def time_scan(index: Path, log: Path) -> tuple[float, float, int]:
-    from generator.match import Matcher, load_index
+    from generator.match import Matcher
+    from generator.matchindex import load_index
 
     t0 = time.perf_counter()
     patterns, rules, _ = load_index(index)

@@ -46,7 +46,7 @@ def load_cases(path: Path = CASES) -> list[dict]:
 
 
 def load_patterns(index: Path | None, data: Path = DATA) -> list:
-    from generator.match import load_index, patterns_from_records
+    from generator.matchindex import load_index, patterns_from_records
 
     if index is not None:
         return load_index(index)[0]

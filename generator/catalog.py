@@ -1,4 +1,5 @@
-"""The message catalog the harvest writes to data/catalog/, read for the site, the API, `errdex match` and the MCP server (format: CATALOG_FORMAT, agreed with the harvest).
+"""The message catalog the harvest writes to data/catalog/, read for the site, the API, `errdex match` and the
+MCP server (format: CATALOG_FORMAT, agreed with the harvest).
 
 `<project>.jsonl` holds one entry per message template, with the sites that raise it per range of releases;
 `releases.json` lists each project's harvested releases oldest first, which is the order the `from`/`to`
@@ -22,6 +23,7 @@ MAX_LINE_BYTES = 1 << 20  # a catalog line longer than this is malformed
 VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_PATH = 500
+_PLAIN = re.compile(r"[A-Za-z0-9/._-]+")  # needs no quoting in a URL path
 NEARBY_LINES = 25  # how far from the asked line a site still counts as "nearby"
 
 
@@ -37,6 +39,15 @@ class Site:
     line: int
     statement: str
     raw: dict[str, Any]
+    stretches: tuple[tuple[int, int, int], ...] = ()  # (first, last release index, line): where the line changed
+
+    def spans(self) -> tuple[tuple[int, int, int], ...]:
+        """(first, last release index, line) of each stretch of the range with one line, oldest first."""
+        return self.stretches or ((self.start, self.end, self.line),)
+
+    def line_at(self, index: int) -> int:
+        """The statement's line in release `index` (within the site's range)."""
+        return next((line for first, last, line in self.spans() if first <= index <= last), self.line)
 
 
 @dataclass
@@ -65,6 +76,17 @@ class Project:
     entries: list[Entry] = field(default_factory=list)
     package: str | None = None
     repository: str | None = None
+    source_url: str | None = None  # projects.yaml: a release's file and line on the web ({version}, {path}, {line})
+
+    def source_link(self, index: int, path: str, line: int) -> str | None:
+        """The address of `path:line` in release `index`'s source, when projects.yaml says where that is."""
+        if not self.source_url:
+            return None
+        from urllib.parse import quote
+
+        version = self.releases[index]
+        return (self.source_url.replace("{version}", version if _PLAIN.fullmatch(version) else quote(version, safe=".-_"))
+                .replace("{path}", path if _PLAIN.fullmatch(path) else quote(path, safe="/._-")).replace("{line}", str(line)))
 
     def release_index(self, version: str) -> int:
         """The position of `version` in the release order; tolerant of a leading `v` either way."""
@@ -197,7 +219,15 @@ def _entry(data: Any, project: Project, order: dict[str, int], where: str, catal
         a, b = index(raw.get("from")), index(raw.get("to"))
         if a is None or b is None:
             continue
-        sites.append(Site(a, b, raw["path"], raw["line"], str(raw.get("statement") or ""), raw))
+        stretches: list[tuple[int, int, int]] = []
+        lines = raw.get("lines")
+        if isinstance(lines, list) and len(lines) > 1:
+            starts = [(index(pair[0]), pair[1]) for pair in lines if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], int)]
+            if len(starts) == len(lines) and all(s is not None for s, _ in starts) and starts[0][0] == a:
+                stretches = [(s, (starts[i + 1][0] - 1) if i + 1 < len(starts) else b, line) for i, (s, line) in enumerate(starts)]
+            else:
+                catalog.note(f"{where}: a site's lines do not start at its first release or name unknown releases")
+        sites.append(Site(a, b, raw["path"], raw["line"], str(raw.get("statement") or ""), raw, tuple(stretches)))
     ranges = []
     for pair in data.get("releases") or []:
         if isinstance(pair, list) and len(pair) == 2:
@@ -248,6 +278,9 @@ def load_catalog(folder: Path) -> Catalog:
         project.package = settings.get("package") if isinstance(settings.get("package"), str) else None
         repo = settings.get("repository") or settings.get("repo")
         project.repository = repo if isinstance(repo, str) else None
+        url = settings.get("source_url")
+        if isinstance(url, str) and url.startswith("https://") and "{path}" in url:
+            project.source_url = url
         rows = list(_read_jsonl(path, catalog))
         if not project.releases:  # no releases.json for it: order the versions the entries name
             seen = {v for _, d in rows if isinstance(d, dict) for s in d.get("sites") or [] if isinstance(s, dict)
@@ -263,111 +296,3 @@ def load_catalog(folder: Path) -> Catalog:
         project.entries.sort(key=lambda e: e.id)
         catalog.projects[slug] = project
     return catalog
-
-
-# -- answers ---------------------------------------------------------------------------------------------------
-def site_json(project: Project, site: Site) -> dict[str, Any]:
-    return {
-        "from": project.releases[site.start],
-        "to": project.releases[site.end],
-        "path": site.path,
-        "line": site.line,
-        "statement": site.statement,
-    }
-
-
-def entry_summary(project: Project, entry: Entry, at: int | None = None) -> dict[str, Any]:
-    """An entry as an agent needs it: the template, what raises it, where (at release `at`, else newest)."""
-    d = entry.data
-    sites = entry.sites_at(at) if at is not None else sorted(entry.sites, key=lambda s: -s.end)[:1]
-    out: dict[str, Any] = {
-        "id": entry.id,
-        "project": project.slug,
-        "template": d["template"],
-        "kind": d.get("kind"),
-        "exception": d.get("exception"),
-        "level": d.get("level"),
-        "tier": d.get("tier"),
-        "function": d.get("function"),
-        "sites": [site_json(project, s) for s in sites],
-        "releases": [[project.releases[a], project.releases[b]] for a, b in entry.ranges],
-        "first": d.get("first"),
-        "last": d.get("last"),
-    }
-    if d.get("variants"):
-        out["variants"] = d["variants"]
-    return {k: v for k, v in out.items() if v is not None}
-
-
-def explain_site(catalog: Catalog, package: str, version: str, path: str, line: int) -> dict[str, Any]:
-    """What raises at `path:line` in release `version`: exact sites first, else the nearest in that file."""
-    project = catalog.project(package)
-    index = project.release_index(version)
-    path = check_path(path)
-    if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= 10_000_000:
-        raise CatalogQueryError("line must be a line number from 1 to 10000000")
-    exact, nearby, elsewhere = [], [], set()
-    for entry in project.entries:
-        for site in entry.sites:
-            if site.path != path:
-                continue
-            if not site.start <= index <= site.end:
-                elsewhere.add((site.start, site.end))
-                continue
-            distance = abs(site.line - line)
-            if distance == 0:
-                exact.append(entry)
-            elif distance <= NEARBY_LINES:
-                nearby.append((distance, entry.id, entry))
-    nearby.sort(key=lambda t: (t[0], t[1]))
-    release = project.releases[index]
-    out: dict[str, Any] = {
-        "project": project.slug,
-        "version": release,
-        "path": path,
-        "line": line,
-        "exact": [entry_summary(project, e, index) for e in sorted(exact, key=lambda e: e.id)],
-        "nearby": [dict(entry_summary(project, e, index), distance=d) for d, _, e in nearby[:5]],
-    }
-    if not exact and not nearby:
-        if elsewhere:
-            spans = sorted(elsewhere)
-            out["note"] = (
-                f"nothing is raised in {path} in {project.slug} {release}; the catalog has sites in this file in releases "
-                + ", ".join(f"{project.releases[a]}..{project.releases[b]}" for a, b in spans[:5])
-            )
-        else:
-            out["note"] = f"the catalog has no site in {path} for {project.slug} (in any harvested release)"
-    return out
-
-
-CHANGES = ("added", "removed", "moved")
-
-
-def diff_errors(catalog: Catalog, package: str, from_version: str, to_version: str) -> dict[str, Any]:
-    """Entries added, removed and moved (raised from another file or line) between two releases."""
-    project = catalog.project(package)
-    a, b = project.release_index(from_version), project.release_index(to_version)
-    changes: list[dict[str, Any]] = []
-    for entry in project.entries:
-        before, after = entry.present(a), entry.present(b)
-        if after and not before:
-            changes.append(dict(entry_summary(project, entry, b), change="added"))
-        elif before and not after:
-            changes.append(dict(entry_summary(project, entry, a), change="removed"))
-        elif before and after:
-            old = {(s.path, s.line) for s in entry.sites_at(a)}
-            new = {(s.path, s.line) for s in entry.sites_at(b)}
-            if old and new and old != new:
-                item = dict(entry_summary(project, entry, b), change="moved")
-                item["sites_before"] = [site_json(project, s) for s in entry.sites_at(a)]
-                changes.append(item)
-    changes.sort(key=lambda c: (CHANGES.index(c["change"]), c["id"]))
-    counts = {kind: sum(c["change"] == kind for c in changes) for kind in CHANGES}
-    return {
-        "project": project.slug,
-        "from_version": project.releases[a],
-        "to_version": project.releases[b],
-        "counts": counts,
-        "changes": changes,
-    }

@@ -52,7 +52,7 @@ def match_patterns(data: Path | None, index: str | None, log: IO[str]) -> tuple[
     else the match data installed with errdex. Returns what went wrong instead, as a usage problem; findings of
     records that do not validate are written to `log`."""
     from .findings import FORMATTERS
-    from .match import load_index, patterns_from_records
+    from .matchindex import load_index, patterns_from_records
     from .pipeline import check
 
     data = data or (default_data() if index is None else None)

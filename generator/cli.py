@@ -29,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
     p.add_argument("--strict", action="store_true", help="refuse to build when there are warnings too")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--no-catalog", action="store_true", help="leave out the message catalog (data/catalog beside the records)")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("serve", help="serve a built site on localhost")
@@ -171,7 +172,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
         sys.stderr.write(f"build stopped: {args.out}/ was left as it was\n")
         return 1
-    return build_site(result.records, args.out, quiet=args.quiet)
+    return build_site(result.records, args.out, quiet=args.quiet, catalog=None if args.no_catalog else args.data.parent / "catalog")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -339,16 +340,15 @@ def cmd_match(args: argparse.Namespace) -> int:
     source = "standard input" if args.file == "-" else args.file
     try:
         if args.file == "-":
-            hits = list(matcher.scan(sys.stdin.buffer))
+            results = matcher.find(sys.stdin.buffer)
         else:
             with open(args.file, "rb") as stream:
-                hits = list(matcher.scan(stream))
+                results = matcher.find(stream)
     except OSError as exc:
         sys.stderr.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
         return 2
     for pid, why in matcher.skipped:
         sys.stderr.write(f"errdex match: skipped {pid}: {why}\n")
-    results = matcher.rank(hits)
     sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
     return 0 if results else 1
 

@@ -189,7 +189,8 @@ def dataset_version(ndjson: bytes) -> str:
     return hashlib.sha256(ndjson).hexdigest()[:DATASET_VERSION_LENGTH]
 
 
-def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
+def api_files(records: list[Record], *, base: str = "/", extra: dict[str, bytes] | None = None,
+              extra_paths: dict[str, Any] | None = None, unlisted: str | None = None) -> dict[str, bytes]:
     """Every file of the API: path relative to `api/` -> its exact bytes.
 
     Pure and deterministic: the same records (in any order) give the same bytes. `base` is the URL path the
@@ -214,13 +215,19 @@ def api_files(records: list[Record], *, base: str = "/") -> dict[str, bytes]:
     files[api_path("schema")] = schema_text().encode("utf-8")
     files[api_path("ndjson")] = b"".join(lines)
     version = dataset_version(files[api_path("ndjson")])
-    files[api_path("openapi")] = encode_json(openapi_document(records, files, docs, names, version, base), pretty=True)
+    files.update(extra or {})  # the catalog's files (generator/catalogsite.py), described by extra_paths
+    document = openapi_document(records, files, docs, names, version, base)
+    document["paths"] = dict(sorted({**document["paths"], **(extra_paths or {})}.items()))
+    files[api_path("openapi")] = encode_json(document, pretty=True)
+    # Files matching `unlisted` (the catalog's one file per entry: tens of thousands) are left out of the manifest;
+    # each is listed, with its digest, where its group's index names it.
+    listed = sorted(p for p in files if not (unlisted and re.fullmatch(unlisted, p)))
     files[api_path("manifest")] = encode_json(
         {
             "api_version": API_VERSION,
             "dataset_version": version,
             "records": len(records),
-            "files": {path: file_entry(files[path]) for path in sorted(files)},
+            "files": {path: file_entry(files[path]) for path in listed},
         }
     )
     return dict(sorted(files.items()))
@@ -236,21 +243,24 @@ def safe_relpath(path: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
-def write_api(records: list[Record], dest: Path, *, base: str = "/") -> None:
+def write_api(records: list[Record], dest: Path, *, base: str = "/", **catalog: Any) -> None:
     """Write the API files into `dest` (created if needed), replacing files of the same name.
 
     Every path is checked before anything is written: a path that would land outside `dest` (through `..`,
     an absolute path, or a symlink already inside `dest`) raises ValueError and nothing is written. Files in
     `dest` that are not part of the API are left alone, so build into a fresh folder for an exact tree.
     """
-    files = api_files(records, base=base)
+    files = api_files(records, base=base, **catalog)
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
     targets: list[tuple[Path, bytes]] = []
+    inside: dict[Path, bool] = {}  # folder -> whether it resolves inside dest (tens of thousands of files share a few)
     for rel, body in files.items():
         target = root.joinpath(*safe_relpath(rel).parts)
-        if not target.resolve().is_relative_to(root) or not target.parent.resolve().is_relative_to(root):
+        if target.parent not in inside:
+            inside[target.parent] = target.parent.resolve().is_relative_to(root)
+        if not inside[target.parent] or (target.is_symlink() and not target.resolve().is_relative_to(root)):
             raise ValueError(f"refusing API path {rel!r}: it resolves outside {dest}")
         targets.append((target, body))
     for target, body in targets:

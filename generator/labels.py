@@ -307,3 +307,65 @@ def page_title(record: Record, lang: str) -> str:
 def value_label(value: str, lang: str) -> str:
     """How an enum value (a severity, a tier, a status...) is shown in `lang`."""
     return VALUE_LABELS[lang][value]
+
+
+# The catalog's pages and its entry view (generator/catalogsite.py; the entry view's script gets them as data).
+CATALOG_LABELS: dict[str, dict[str, str]] = {
+    "catalog": {"en": "Error catalog", "zh": "错误目录"},
+    "catalog_intro": {"en": "Every error message {n} projects raise, read mechanically from {releases} released versions: where each is raised, and in which releases.",
+                      "zh": "从 {releases} 个已发布版本中自动提取的 {n} 个项目抛出的全部错误消息：每条消息在哪里抛出、出现在哪些版本中。"},
+    "project_title": {"en": "{project}: every error message, by module", "zh": "{project}：全部错误消息（按模块）"},
+    "project_intro": {"en": "{n} messages from {count} releases, {first} to {last}; {user} of them in code users meet first (entry points, configuration, engine, loading); {guided} have a guide.",
+                      "zh": "来自 {count} 个版本（{first} 至 {last}）的 {n} 条消息；其中 {user} 条位于用户最先接触的代码（入口、配置、引擎、加载）；{guided} 条有排错指南。"},
+    "module_title": {"en": "{project} {module}: error messages", "zh": "{project} {module}：错误消息"},
+    "release_title": {"en": "{project} {release}: errors added, removed and reworded since {previous}", "zh": "{project} {release}：相对 {previous} 新增、移除和改写的错误"},
+    "releases": {"en": "Releases", "zh": "版本"},
+    "modules": {"en": "Modules", "zh": "模块"},
+    "module": {"en": "Module", "zh": "模块"},
+    "project": {"en": "Project", "zh": "项目"},
+    "release": {"en": "Release", "zh": "版本"},
+    "messages": {"en": "Messages", "zh": "消息数"},
+    "user_facing": {"en": "User-facing", "zh": "面向用户"},
+    "with_guide": {"en": "With a guide", "zh": "有指南"},
+    "harvested": {"en": "Releases read", "zh": "已读取的版本"},
+    "added": {"en": "Added", "zh": "新增"},
+    "removed": {"en": "Removed", "zh": "移除"},
+    "reworded": {"en": "Reworded", "zh": "改写"},
+    "moved": {"en": "Raised from another line or file (not listed)", "zh": "改在别的行或文件抛出（未列出）"},
+    "none": {"en": "None.", "zh": "无。"},
+    "was": {"en": "was", "zh": "原为"},
+    "raised_at": {"en": "Raised at", "zh": "抛出位置"},
+    "as_of": {"en": "as of {release}", "zh": "见于 {release}"},
+    "raised_by": {"en": "Raised by releases", "zh": "抛出它的版本"},
+    "gone_since": {"en": "gone since {release}", "zh": "自 {release} 起不再出现"},
+    "to": {"en": "{a} to {b}", "zh": "{a} 至 {b}"},
+    "guide": {"en": "Guide", "zh": "指南"},
+    "no_guide": {"en": "No guide yet", "zh": "尚无指南"},
+    "details": {"en": "Details", "zh": "详情"},
+    "user": {"en": "user-facing", "zh": "面向用户"},
+    "internal": {"en": "internal", "zh": "内部"},
+    "previous_release": {"en": "Previous release", "zh": "上一个版本"},
+    "next_release": {"en": "Next release", "zh": "下一个版本"},
+    "all_projects": {"en": "All projects", "zh": "全部项目"},
+    "changes": {"en": "What changed", "zh": "变化"},
+    "first_release": {"en": "first release read", "zh": "读取的第一个版本"},
+    "entry": {"en": "Catalog entry", "zh": "目录条目"},
+    "entry_intro": {"en": "One message of the catalog: its template, where it is raised, and the releases that raise it.",
+                    "zh": "目录中的一条消息：它的模板、抛出位置以及抛出它的版本。"},
+    "loading": {"en": "Loading…", "zh": "加载中…"},
+    "not_found": {"en": "No catalog entry has this id. Entries are named <project>/<16 hex digits>, as the module pages and errdex match --catalog show them.",
+                  "zh": "没有这个编号的目录条目。条目编号的形式为 <项目>/<16 位十六进制数>，见模块页面或 errdex match --catalog 的输出。"},
+    "template": {"en": "Message template", "zh": "消息模板"},
+    "sites": {"en": "Where it is raised, per release", "zh": "各版本中的抛出位置"},
+    "variants": {"en": "Other wordings of this message", "zh": "这条消息的其他措辞"},
+    "start_guide": {"en": "Start a guide: write a record from this entry", "zh": "编写指南：从这个条目开始写一条记录"},
+    "propose": {"en": "Or propose it in an issue", "zh": "或在 issue 中提出"},
+    "kind": {"en": "Kind", "zh": "类型"},
+    "exception": {"en": "Exception", "zh": "异常"},
+}
+
+
+def catalog_label(key: str, lang: str, **values: str) -> str:
+    """A catalog page's word in `lang`, with `values` filled in."""
+    text = CATALOG_LABELS[key][lang]
+    return text.format(**values) if values else text

@@ -15,16 +15,14 @@ Patterns never run in Python's `re` (a hostile or careless pattern could backtra
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import re2
 
 from .logline import json_groups as _json_groups
-from .matchrules import RULES, exception_name, rules_from
+from .matchrules import RULES, exception_name
 from .portable import analyse
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -38,6 +36,7 @@ PREFILTER_CHARS = 16
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
+_UNANCHORED = re2._Anchor.UNANCHORED  # the pinned google-re2's own matcher, for repeats (Matcher.scan)
 _BIG = re2.Options()  # thousands of literals in one automaton need a larger DFA budget than RE2's default 8 MiB
 _BIG.log_errors = False
 _BIG.max_mem = 256 << 20
@@ -104,66 +103,6 @@ def fill_message(message: str, groups: Iterable[str | None]) -> str:
     return "".join(out)
 
 
-def patterns_from_records(records: Iterable[Any], base: str = "/") -> list[Pattern]:
-    """Patterns of checked records (generator.model.Record)."""
-    from .labels import page_title
-    from .routes import Links
-
-    links = Links(base)
-    return [
-        Pattern(r.id, r.error.regex, r.error.message, page_title(r, "en"), links.html(r.id), r.repo, r.error.exception_class, r.superseded_by)
-        for r in records
-    ]
-
-
-def patterns_from_index(doc: Any) -> list[Pattern]:
-    """Patterns of a `match.json` document (the API's shape); entries without the needed strings are skipped."""
-    from .routes import page_url
-
-    out = []
-    entries = doc.get("patterns") if isinstance(doc, dict) else None
-    for e in entries if isinstance(entries, list) else []:
-        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("id", "regex", "message")):
-            continue
-        opt = {k: e[k] if isinstance(e.get(k), str) else None for k in ("exception_class", "superseded_by")}
-        title = e["title"] if isinstance(e.get("title"), str) else f'What causes "{e["message"]}"?'
-        url = e["html"] if isinstance(e.get("html"), str) else "/" + page_url("error", e["id"])
-        repo = e["repo"] if isinstance(e.get("repo"), str) else ""
-        lits, spec, anchored = e.get("literals"), e.get("specificity"), e.get("anchored")
-        derived: dict[str, Any] = {}
-        if (isinstance(lits, list) and all(isinstance(x, str) and x for x in lits) and isinstance(spec, int)
-                and isinstance(anchored, bool) and isinstance(e.get("js_flags"), str)):
-            derived = {"literals": tuple(lits), "ignore_case": "i" in e["js_flags"], "specificity": spec, "anchored": anchored}
-        out.append(Pattern(e["id"], e["regex"], e["message"], title, url, repo, **opt, **derived))
-    return out
-
-
-MAX_INDEX_BYTES = 64 * 1024 * 1024
-
-
-def load_index(where: str | Path) -> tuple[list[Pattern], dict[str, int], str | None]:
-    """The patterns of a `match.json` (a file, or an http(s) address), its ranking rules (generator.matchrules'
-    own when it has none) and the site address it names (`site_url`, in the match data a wheel ships)."""
-    text = str(where)
-    if text.startswith(("https://", "http://")):
-        import urllib.request
-
-        with urllib.request.urlopen(urllib.request.Request(text, headers={"User-Agent": "errdex"}), timeout=30) as resp:
-            body = resp.read(MAX_INDEX_BYTES + 1)
-        if len(body) > MAX_INDEX_BYTES:
-            raise ValueError(f"larger than {MAX_INDEX_BYTES} bytes")
-    else:
-        body = Path(where).read_bytes()
-    try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not a JSON document: {exc}") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("patterns"), list):
-        raise ValueError("not a match.json document (no `patterns` list)")
-    site_url = doc.get("site_url") if isinstance(doc.get("site_url"), str) else None
-    return patterns_from_index(doc), rules_from(doc) or dict(RULES), site_url
-
-
 def _boundary(data: bytes, n: int) -> int:
     """`n`, moved back (at most 3 bytes) so that it does not split a UTF-8 sequence."""
     for _ in range(3):
@@ -182,6 +121,7 @@ class Matcher:
         self.patterns: list[Pattern] = []
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
         self.compiled: list[Any] = []  # compiled on first use: most patterns never meet a candidate line
+        self._seen: dict[int, bool] | None = None  # set by scan
         self.specificity: list[int] = []
         self.anchored: list[bool] = []
         self.exception_names: list[str | None] = []
@@ -238,8 +178,16 @@ class Matcher:
         return compiled
 
     # -- scanning --------------------------------------------------------------------------------------------
-    def scan(self, stream: IO[bytes]) -> Iterator[Hit]:
-        """Every hit in a binary stream, in order of lines."""
+    def find(self, stream: IO[bytes]) -> list[Result]:
+        """The ranked results of a binary stream: `rank(scan(stream))`, with repeats of a pattern found cheaply
+        (a repeat only counts, unless it is the first to name the exception class on its line)."""
+        return self.rank(self.scan(stream, repeats=True))
+
+    def scan(self, stream: IO[bytes], repeats: bool = False) -> Iterator[Hit]:
+        """Every hit in a binary stream, in order of lines. With `repeats`, a pattern's later hits that cannot
+        replace its first in `rank` come without text, span or values (column 0): what rank needs, at a fraction
+        of the cost when a log repeats one message a hundred thousand times."""
+        self._seen: dict[int, bool] | None = {} if repeats else None  # pattern -> its first hit named the class
         line_no, col, carry = 1, 0, b""
         self.bytes_read = 0
         self.lines_read = 0
@@ -333,11 +281,21 @@ class Matcher:
             return
         text = line.decode("utf-8", "replace")
         limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+        seen = self._seen
         for pi in sorted(candidates):
             full = self.full_literals[pi]
             if full and not any(x in line for x in full):
                 continue  # the line holds the start of a literal, not all of it
             compiled = self._compiled(pi)
+            if seen is not None and pi in seen and compiled:
+                name = self.exception_names[pi]
+                on_line = name is not None and name.encode("utf-8") in line
+                if seen[pi] or not on_line:  # a repeat rank only counts: match on the bytes, no text or values
+                    span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
+                    if span[0] < 0 or (limit is not None and span[0] >= limit):
+                        continue
+                    yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
+                    continue
             m = compiled.search(text) if compiled else None
             if m is None or (limit_chars is not None and m.start() >= limit_chars):
                 continue
@@ -347,6 +305,8 @@ class Matcher:
             groups = tuple(None if g is None else g[:MAX_VALUE] for g in (_json_groups(text, compiled) or m.groups()))
             name = self.exception_names[pi]
             on_line = name is not None and name in text
+            if seen is not None:
+                seen[pi] = seen.get(pi, False) or on_line
             yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
 
     # -- ranking ---------------------------------------------------------------------------------------------

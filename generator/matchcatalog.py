@@ -41,20 +41,22 @@ def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
     if not frames:
         return []
     wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
-    index: dict[tuple[str, int], list[tuple[Any, Any, Any]]] = {}
+    # (file name, line) -> the releases of each site whose statement is at that line then
+    index: dict[tuple[str, int], list[tuple[Any, Any, Any, int, int]]] = {}
     for project in catalog.projects.values():
         for entry in project.entries:
             for site in entry.sites:
-                key = (site.path.rsplit("/", 1)[-1], site.line)
-                if key in wanted:
-                    index.setdefault(key, []).append((project, entry, site))
+                name = site.path.rsplit("/", 1)[-1]
+                for first, last, line in site.spans():
+                    if (name, line) in wanted:
+                        index.setdefault((name, line), []).append((project, entry, site, first, last))
     fits: dict[str, dict[str, Any]] = {}
     for path, line in frames:
         by_project: dict[str, set[int]] = {}
         sites: dict[str, list[str]] = {}
-        for project, entry, site in index.get((path.rsplit("/", 1)[-1], line), []):
+        for project, entry, site, first, last in index.get((path.rsplit("/", 1)[-1], line), []):
             if path == site.path or path.endswith("/" + site.path):
-                by_project.setdefault(project.slug, set()).update(range(site.start, site.end + 1))
+                by_project.setdefault(project.slug, set()).update(range(first, last + 1))
                 sites.setdefault(project.slug, []).append(entry.id)
         for slug, releases in by_project.items():
             fit = fits.setdefault(slug, {"project": slug, "releases": None, "frames": []})
@@ -112,7 +114,7 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
         if item["type"] == "record":
             out.append(f"   {item['title']}")
             out.append(f"   page: {item.get('url', '')}")
-            for c in item.get("catalog", [])[:1]:
+            for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
                 out.append(f"   raised by {c['project']} releases {_ranges(c)}")
         else:
             out += _catalog_lines(item)

@@ -51,26 +51,32 @@ def spaced_html(page: str) -> str:
     return _TEXT.sub(lambda m: ">" + (f" {spaced(m.group(1))} " if _HAN.search(m.group(1)) else m.group(1)) + "<", page)
 
 
+BODY_MARK = b"data-pagefind-body"
+
+
 def write_shadow(site: Path, shadow: Path, roots: list[str]) -> int:
     """Mirror the HTML pages of `site` into `shadow` for the indexer: pages under one of `roots` (language roots,
-    e.g. "zh/") spaced, every other page linked (or copied) unchanged. Returns how many pages were spaced."""
+    e.g. "zh/") spaced, every other page linked (or copied) unchanged. Returns how many pages were spaced.
+
+    When some page marks what to index (`data-pagefind-body`), the indexer reads only such pages, so only they
+    are mirrored: the thousands of catalog release pages are never parsed for nothing."""
     count = 0
+    pages = []
     for dirpath, _dirs, files in os.walk(site):
         here = Path(dirpath)
         rel_dir = here.relative_to(site).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        for name in files:
-            if not name.endswith(".html"):
-                continue
-            src, rel = here / name, rel_dir + name
-            dst = shadow / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if any(rel.startswith(root) for root in roots if root):
-                dst.write_text(spaced_html(src.read_text(encoding="utf-8")), encoding="utf-8")
-                count += 1
-            else:
-                try:
-                    os.link(src, dst)
-                except OSError:
-                    shutil.copyfile(src, dst)
+        pages += [(here / name, rel_dir + name) for name in files if name.endswith(".html")]
+    marked = [(src, rel) for src, rel in pages if BODY_MARK in src.read_bytes()]
+    for src, rel in sorted(marked or pages, key=lambda page: page[1]):
+        dst = shadow / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if any(rel.startswith(root) for root in roots if root):
+            dst.write_text(spaced_html(src.read_text(encoding="utf-8")), encoding="utf-8")
+            count += 1
+        else:
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
     return count

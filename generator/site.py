@@ -130,7 +130,17 @@ def _theme_config(lang: str) -> dict:
     }
 
 
-def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str) -> Path:
+def _nav_with_catalog(lang: str) -> list:
+    """The config's nav with the catalog's home after "Browse" (only when the build has a catalog: a nav entry
+    for a missing page fails a strict build)."""
+    from .labels import catalog_label
+
+    nav = list(_config(CONFIGS[lang]).get("nav") or [])
+    at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and isinstance(next(iter(item.values())), list)), len(nav))
+    return nav[:at] + [{catalog_label("catalog", lang): "catalog/index.md"}] + nav[at:]
+
+
+def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str, catalog: bool = False) -> Path:
     """A config that inherits the project's mkdocs config and points it at the build folders.
 
     Paths are absolute: mkdocs resolves relative paths against the inheriting file, which lives in `work`.
@@ -143,6 +153,8 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "extra": {"errdex_counts": counts, "errdex": _theme_config(lang)},
         "site_url": url + lang_root(lang),
     }
+    if catalog:
+        cfg["nav"] = _nav_with_catalog(lang)
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
     return path
@@ -217,11 +229,11 @@ def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
     entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
-def _write_feeds(site: Path, records: list[Record], url: str) -> None:
+def _write_feeds(site: Path, records: list[Record], url: str, more: list[str]) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
     # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
     pages = [routes.page_url_of(path) for path, page in routes.generated_pages(records).items() if routes.PAGES[page.route].each != "record"]
-    pages += [routes.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")]
+    pages += [routes.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")] + more
     for lang in LANGS:
         for name in ("sitemap.xml", "sitemap.xml.gz"):  # the builder's own
             (site / lang_root(lang) / name).unlink(missing_ok=True)
@@ -269,7 +281,7 @@ def _swap_in(new: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def build_site(records: list[Record], out: Path, quiet: bool = False) -> int:
+def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: Path | None = None) -> int:
     """Build the whole site from checked records into `out`; return an exit code.
 
     `out` is replaced only by a complete build: on any failure it is left as it was and nothing partial remains.
@@ -284,7 +296,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
-        _build(records, work, progress)
+        _build(records, work, progress, catalog)
         _swap_in(work / "site", out)
     except (BuildError, OSError) as exc:
         sys.stderr.write(f"build failed: {exc}\n{out}/ was left as it was\n")
@@ -295,7 +307,8 @@ def build_site(records: list[Record], out: Path, quiet: bool = False) -> int:
     return 0
 
 
-def _build(records: list[Record], work: Path, progress: Progress) -> None:
+def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
+    from . import catalogsite, frames
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
@@ -310,6 +323,10 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
     sites = {}
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
+    view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
+    if view is not None:
+        progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "
+                     f"{view.page_count():,} pages a language")
     try:
         for lang in LANGS:
             docs = work / "src" / lang
@@ -318,17 +335,31 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
                 pages = render.render_site_pages(records, lang, links)
             except routes.PageCollision as exc:
                 raise BuildError(str(exc)) from None
+            if view is not None:
+                pages.update(frames.source_pages(view, lang))
             _write_pages(docs, pages)
             del pages
             sites[lang] = work / f"out-{lang}"
-            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url), work, env)
+            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url, view is not None), work, env)
             progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
-        write_api(records, work / "api", base=base)
-        progress.say("wrote the JSON API")
+        extra = {}
+        if view is not None:
+            files = view.api_files(base)
+            extra = {"extra": files, "extra_paths": catalogsite.openapi_paths(files), "unlisted": catalogsite.UNLISTED}
+        write_api(records, work / "api", base=base, **extra)
+        progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))
+        catalog_pages = {lang: view.html_pages(lang) for lang in LANGS} if view is not None else {}
     except BaseException:
         _stop(running)
         raise
     _wait_builders(running, progress)
+    for lang, pages in catalog_pages.items():
+        try:
+            frames.fill_pages(sites[lang], pages)
+        except frames.FrameError as exc:
+            raise BuildError(str(exc)) from None
+        progress.say(f"wrote {len(pages):,} catalog pages ({lang})")
+    del catalog_pages
 
     site = work / "site"
     os.rename(sites["en"], site)
@@ -341,7 +372,7 @@ def _build(records: list[Record], work: Path, progress: Progress) -> None:
             os.rename(entry, api / entry.name)
     else:
         os.rename(work / "api", api)
-    _write_feeds(site, records, url)
+    _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"], *view.page_urls()] if view else [])
     bad_xml = check_xml(site)
     if bad_xml:
         raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))

@@ -15,7 +15,8 @@ import re2
 
 from generator.cli import main
 from generator.export import api_files
-from generator.match import Matcher, Pattern, fill_message, patterns_from_records
+from generator.match import Matcher, Pattern, fill_message
+from generator.matchindex import patterns_from_records
 from generator.matchout import reasons
 from generator.pipeline import check
 from generator.portable import analyse

@@ -21,7 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from generator.export import api_files, write_api
-from generator.match import Matcher, patterns_from_index
+from generator.match import Matcher
+from generator.matchindex import patterns_from_index
 from generator.catalog import CatalogQueryError, check_path, load_catalog
 from generator.pipeline import check
 
@@ -273,12 +274,12 @@ def test_explain_site(server: Server) -> None:
 
 def test_diff_errors(server: Server) -> None:
     got = server.ok("diff_errors", package="demo", from_version="0.1.0", to_version="0.3.0")
-    assert got["counts"] == {"added": 1, "removed": 1, "moved": 1}
+    assert got["counts"] == {"added": 1, "removed": 1, "reworded": 0, "moved": 1}
     assert [(c["change"], c["id"]) for c in got["changes"]] == [("added", QUEUE_ENTRY), ("removed", TOKENIZER_ENTRY), ("moved", KV_ENTRY)]
     moved = got["changes"][2]
     assert moved["sites_before"][0]["path"] == "servekit/cache/allocator.py" and moved["sites"][0]["path"] == "servekit/v2/cache.py"
     back = server.ok("diff_errors", package="demo", from_version="0.3.0", to_version="0.1.0")
-    assert back["counts"] == {"added": 1, "removed": 1, "moved": 1}
+    assert back["counts"] == {"added": 1, "removed": 1, "reworded": 0, "moved": 1}
     assert server.ok("diff_errors", package="demo", from_version="0.2.0", to_version="0.2.0")["changes"] == []
 
 

@@ -17,13 +17,13 @@ STAGES: list[set[str]] = [
     # the record format
     {"model", "schema", "evidence"},
     # files -> raw records
-    {"load", "catalog"},
+    {"load", "catalog", "catalogquery"},
     # raw records -> findings and models; the bilingual rule, which the checks apply
     {"bilingual", "checks", "pipeline"},
     # where and how things are named on the site, in the API and by the matcher
     {"routes", "labels"},
     # models -> pages, API files, feeds, matches, the built site
-    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchout", "sitecheck", "site"},
+    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchindex", "matchout", "sitecheck", "site", "catalogsite", "frames", "catalogmatch"},
     # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
     {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle", "matchcatalog"},
 ]
@@ -120,7 +120,7 @@ def test_modules_are_small():
 def test_matching_and_the_api_do_not_load_the_page_renderer():
     code = (
         "import sys, generator.match, generator.export, generator.labels, generator.routes\n"
-        "from generator.match import patterns_from_records\n"
+        "from generator.matchindex import patterns_from_records\n"
         "loaded = [m for m in ('jinja2', 'pygments', 'generator.render', 'generator.markup') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )

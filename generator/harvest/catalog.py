@@ -149,7 +149,12 @@ class Fold:
             else:
                 entry.releases.append([version, version])
             last = entry.sites[-1] if entry.sites else None
+            # A site is one statement in one file over a range of releases. When the statement moves to another
+            # line, `lines` keeps each stretch's first release and line (oldest first), so that a traceback's
+            # frame (file and line) tells the releases it can come from; `line` stays the newest.
             if last is not None and last["to"] == previous and last["path"] == path and last["statement"] == site.statement:
+                if last["line"] != site.line:
+                    last.setdefault("lines", [[last["from"], last["line"]]]).append([version, site.line])
                 last["to"], last["line"] = version, site.line
             else:
                 entry.sites.append({"from": version, "to": version, "path": path, "line": site.line, "statement": site.statement})

@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..match import Matcher, Pattern, patterns_from_index
+from ..match import Matcher, Pattern
+from ..matchindex import patterns_from_index
 from ..model import ID_PATTERN
 from .api import ApiData
 from ..catalog import Catalog

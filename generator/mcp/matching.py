@@ -6,7 +6,8 @@ import io
 from typing import Any
 
 from ..matchout import result_json
-from ..catalog import CatalogQueryError, check_version, entry_summary
+from ..catalog import CatalogQueryError, check_version
+from ..catalogquery import entry_summary
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
@@ -41,7 +42,7 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
     raises or lowers its catalog entries), with the lines and bytes read. `errdex match --catalog` reads a whole
     log with it; match_log a request's text."""
     with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
-        results = k.matcher.rank(k.matcher.scan(stream))
+        results = k.matcher.find(stream)
         lines, size = k.matcher.lines_read, k.matcher.bytes_read
     items: list[dict[str, Any]] = []
     by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to
@@ -56,6 +57,7 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
             items.append(item)
         else:
             entries.append((item, catalog))
+    attached: dict[int, list[tuple[Any, Any]]] = {}  # id(record item) -> the entries its matched text holds
     for item, (slug, entry) in entries:
         project = k.catalog.projects[slug]
         at, score, why = _version_check(project, entry, wanted.get(slug))
@@ -63,16 +65,25 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
         same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
         if same:  # the record explains this very text: the entry adds where and in which releases it is raised
             for rec in same:
-                if "catalog" not in rec:  # one release check per record, from its first entry
-                    rec["score"] += score
-                    _add_reasons(rec, why)
                 rec.setdefault("catalog", []).append(summary)
+                attached.setdefault(id(rec), []).append((project, entry))
             continue
         summary.pop("id"), summary.pop("template")
         item.pop("url", None)
         item.update(type="catalog", catalog=summary, score=item["score"] + score)
         _add_reasons(item, why)
         items.append(item)
+    for rec in (i for i in items if id(i) in attached):
+        # One release check per record, over every wording its text matched: the release has the message when it
+        # has any of them; the wordings that release raises are listed first.
+        found = attached[id(rec)]
+        checks = [(_version_check(project, entry, wanted.get(project.slug)), project, entry) for project, entry in found]
+        best = max(checks, key=lambda c: c[0][1])
+        if best[0][2]:
+            rec["score"] += best[0][1]
+            _add_reasons(rec, best[0][2])
+        order = sorted(range(len(found)), key=lambda i: -checks[i][0][1])
+        rec["catalog"] = [rec["catalog"][i] for i in order]
     items.sort(key=lambda i: (-i["score"], i["line"], i["id"]))
     first_on_line: dict[int, int] = {}
     for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import CatalogQueryError
-from ..catalog import diff_errors as catalog_diff
-from ..catalog import explain_site as catalog_explain
+from ..catalogquery import diff_errors as catalog_diff
+from ..catalogquery import explain_site as catalog_explain
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
 
 
@@ -22,7 +22,7 @@ def explain_site(k: Knowledge, package: Any, version: Any, path: Any, line: Any,
 
 
 def diff_errors(k: Knowledge, package: Any, from_version: Any, to_version: Any, limit: int = DEFAULT_LIMIT * 4, cursor: str | None = None) -> dict[str, Any]:
-    """Catalog entries added, removed and moved between two releases of `package`."""
+    """Catalog entries added, removed, reworded and moved between two releases of `package`."""
     try:
         out = catalog_diff(k.catalog, package, from_version, to_version)
     except CatalogQueryError as exc:

@@ -129,7 +129,7 @@ def build_server(k: Knowledge) -> MCPServer:
         limit: Limit = tools.DEFAULT_LIMIT * 4,
         cursor: Cursor = None,
     ) -> Result:
-        """Error messages added, removed and moved between two releases of a project, from the catalog."""
+        """Error messages added, removed, reworded and moved between two releases of a project, from the catalog."""
         return _result(tools.diff_errors(k, package, from_version, to_version, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)
