@@ -277,7 +277,7 @@ class CatalogSite:
         here = routes.catalog_page_url("catalog_module", project.slug, module_key(module))
         up = self._link(here, routes.catalog_page_url("catalog_project", project.slug), catalog_label("project_title", lang, project=project.slug))
         order = sorted(entries, key=lambda e: (e.id not in self.guides, e.data.get("tier") != "user", e.data["template"].lower(), e.id))
-        body = f"<p>{up}</p><div data-pagefind-body>" + "".join(self._entry_html(project, e, here, lang) for e in order) + "</div>"
+        body = f'<p>{up}</p><div data-pagefind-body data-pagefind-meta="kind:catalog">' + "".join(self._entry_html(project, e, here, lang) for e in order) + "</div>"
         title = catalog_label("module_title", lang, project=project.slug, module=module)
         return title, f"{len(entries)} · {title}", body
 

@@ -193,6 +193,13 @@
     var shown = recognised.map(function (r) { return pageUrl(r.id); });
     items.forEach(function (data) {
       if (shown.indexOf(new URL(data.url, document.baseURI).href) >= 0) return; // already first, as recognised
+      // A catalog module page holds many messages, each a heading: show the one the query hit most.
+      var subs = data.meta && data.meta.kind === "catalog" ? (data.sub_results || []) : [];
+      var sub = subs.reduce(function (best, s) { return !best || (s.locations || []).length > (best.locations || []).length ? s : best; }, null);
+      if (sub) {
+        list.appendChild(item(sub.url, unspaced(sub.title || data.meta.title), excerptNodes(unspaced(sub.excerpt || "")), "errdex-search-catalog"));
+        return;
+      }
       list.appendChild(item(data.url, unspaced((data.meta && data.meta.title) || data.url), excerptNodes(unspaced(data.excerpt || ""))));
     });
     if (query && (pasted(query) || count === 0)) {

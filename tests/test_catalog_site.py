@@ -1,0 +1,177 @@
+"""The catalog on the site and in the API (generator/catalogsite.py, generator/frames.py), its release changes
+(generator/catalogquery.py) and the line of each release a site keeps (harvest, traceback fit).
+
+The site is built from a copy of the fixture dataset whose catalog holds, besides tests/fixtures/catalog, one
+hostile entry (markup in its template, path and statement) and one reworded message."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator import routes
+from generator.catalog import load_catalog
+from generator.catalogquery import diff_errors, release_changes
+from generator.cli import main
+from generator.matchcatalog import traceback_fit
+from conftest import DATASET, serving
+
+CATALOG = DATASET.parent / "catalog"
+HOSTILE_ID = "demo/0123456789abcdef"
+HOSTILE = "<script>alert(1)</script> {} </h3><img src=x onerror=alert(2)> ERRDEXFRAMEBODY"
+OLD, NEW = "demo/1111111111111111", "demo/2222222222222222"  # one message, reworded in 0.3.0
+
+
+def _entry(eid: str, template: str, releases: list, sites: list, **more) -> str:
+    data = {"exception": "ValueError", "first": releases[0][0], "function": "f", "id": eid, "kind": "raise", "last": releases[-1][1],
+            "level": None, "literal": "unusual literal", "pattern": "unusual literal (.+)", "project": "demo", "releases": releases,
+            "sites": sites, "specificity": 20, "template": template, "tier": "user", **more}
+    return json.dumps(data, sort_keys=True) + "\n"
+
+
+@pytest.fixture(scope="module")
+def catalog_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("catalog-site")
+    shutil.copytree(DATASET, root / "dataset")
+    shutil.copytree(CATALOG, root / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
+    with (root / "catalog" / "demo.jsonl").open("a", encoding="utf-8") as f:
+        f.write(_entry(HOSTILE_ID, HOSTILE, [["0.1.0", "0.3.0"]], [
+            {"from": "0.1.0", "to": "0.3.0", "path": "servekit/<b>x</b>.py", "line": 30, "statement": "raise ValueError('</pre><script>alert(3)</script>')",
+             "lines": [["0.1.0", 10], ["0.2.0", 20], ["0.3.0", 30]]}]))
+        f.write(_entry(OLD, "Prefix cache is off for {}", [["0.1.0", "0.2.0"]],
+                       [{"from": "0.1.0", "to": "0.2.0", "path": "servekit/sched.py", "line": 40, "statement": "raise ValueError(...)"}], variants=[NEW]))
+        f.write(_entry(NEW, "Prefix cache is off for {}.", [["0.3.0", "0.3.0"]],
+                       [{"from": "0.3.0", "to": "0.3.0", "path": "servekit/sched.py", "line": 44, "statement": "raise ValueError(...)"}], variants=[OLD]))
+    return root / "catalog"
+
+
+@pytest.fixture(scope="module")
+def site(catalog_dir) -> Path:
+    out = catalog_dir.parent / "site"
+    assert main(["build", "--out", str(out), "--data", str(catalog_dir.parent / "dataset"), "--quiet"]) == 0
+    return out
+
+
+def test_release_changes_agree_with_diff_errors(catalog_dir):
+    catalog = load_catalog(catalog_dir)
+    project = catalog.projects["demo"]
+    changes = release_changes(project)
+    assert [(project.releases[c.before], project.releases[c.after]) for c in changes] == [("0.1.0", "0.2.0"), ("0.2.0", "0.3.0")]
+    for c in changes:
+        diff = diff_errors(catalog, "demo", project.releases[c.before], project.releases[c.after])
+        got = {"added": [e.id for e in c.added], "removed": [e.id for e in c.removed], "moved": [e.id for e in c.moved],
+               "reworded": [b.id for _, b in c.reworded]}
+        want = {kind: [x["id"] for x in diff["changes"] if x["change"] == kind] for kind in got}
+        assert got == {k: sorted(v) for k, v in want.items()}
+    last = changes[-1]
+    assert [(a.id, b.id) for a, b in last.reworded] == [(OLD, NEW)]  # not one removed and one added
+    assert [e.id for e in changes[0].added] == ["demo/6c82ce52ae657a8f"] and [e.id for e in last.removed] == ["demo/ed3ec881d68f6430"]
+    assert HOSTILE_ID in [e.id for e in changes[0].moved] and "demo/93b6920f7d0b9a6c" in [e.id for e in last.moved]
+
+
+def test_a_frame_fits_only_the_releases_with_the_statement_at_its_line(catalog_dir):
+    catalog = load_catalog(catalog_dir)
+    frame = 'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/servekit/<b>x</b>.py", line {}, in f\n'
+    for line, fits in ((10, [["0.1.0", "0.1.0"]]), (20, [["0.2.0", "0.2.0"]]), (30, [["0.3.0", "0.3.0"]])):
+        got = traceback_fit(catalog, frame.format(line).encode())
+        assert [f["releases"] for f in got] == [fits]
+    assert traceback_fit(catalog, frame.format(15).encode()) == []
+
+
+def test_the_harvest_keeps_each_line_of_a_moving_statement():
+    from generator.harvest.catalog import Fold
+    from generator.harvest.config import Project
+    from generator.harvest.sites import Site
+
+    fold = Fold(Project("demo", "example-org/servekit", "pypi", ["python"], []))
+    site = lambda line: Site("Cannot load the adapter {}", "raise", line, "raise ValueError(f'Cannot load the adapter {name}')", "load", "ValueError")  # noqa: E731
+    for version, line in (("0.1.0", 10), ("0.2.0", 10), ("0.3.0", 12), ("0.4.0", 12)):
+        fold.add_release(version, [("servekit/lora.py", site(line))])
+    (entry,) = fold.entries.values()
+    assert entry.sites == [{"from": "0.1.0", "to": "0.4.0", "path": "servekit/lora.py", "line": 12,
+                            "statement": "raise ValueError(f'Cannot load the adapter {name}')", "lines": [["0.1.0", 10], ["0.3.0", 12]]}]
+
+
+def test_every_release_pair_has_a_page_and_a_file(site):
+    for lang in routes.LANGS:
+        for release in ("0.2.0", "0.3.0"):
+            assert (site / routes.catalog_page_url("catalog_release", "demo", release, lang=lang) / "index.html").is_file()
+            assert (site / "api" / routes.api_path("catalog_changes", release, project="demo")).is_file()
+        assert not (site / routes.catalog_page_url("catalog_release", "demo", "0.1.0", lang=lang)).exists()  # no release before it
+        assert not (site / routes.lang_root(lang) / "catalog" / "_frame").exists()  # the frames are gone
+    changes = json.loads((site / "api" / routes.api_path("catalog_changes", "0.3.0", project="demo")).read_text())
+    assert changes["counts"] == {"added": 0, "removed": 1, "reworded": 1, "moved": 2}
+    assert changes["reworded"][0]["before"]["template"] == "Prefix cache is off for {}"
+    page = (site / routes.catalog_page_url("catalog_release", "demo", "0.3.0", lang="zh") / "index.html").read_text()
+    assert "相对 0.2.0 新增、移除和改写的错误" in page and "Prefix cache is off for {}." in page and "原为" in page
+
+
+def test_catalog_text_never_becomes_markup(site):
+    pages = [p for p in site.rglob("*.html") if "/catalog/" in p.as_posix()]
+    assert len(pages) >= 2 * 7
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        assert "<script>alert" not in text and "<img src=x" not in text and "<b>x</b>" not in text, p
+    # its folder, "servekit/<b>x<", is a module whose page path escapes every character but letters, digits and '-'
+    module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit._3c_b_3e_x_3c_") / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in module and "ERRDEXFRAMEBODY" in module  # a marker in data stays text
+    assert re.search(r'<h3 id="e-0123456789abcdef"><code>&lt;script&gt;', module)
+
+
+def test_the_api_files(site):
+    api = site / "api"
+    index = json.loads((api / routes.api_path("catalog_index")).read_text())
+    assert [p["project"] for p in index["projects"]] == ["demo"] and index["projects"][0]["releases"] == ["0.1.0", "0.2.0", "0.3.0"]
+    project = json.loads((api / routes.api_path("catalog_project", project="demo")).read_text())
+    manifest = json.loads((api / routes.api_path("manifest")).read_text())
+    import hashlib
+
+    for entry in project["entries"]:
+        body = (api / routes.api_path("catalog_entry", entry["id"].split("/")[1], project="demo")).read_bytes()
+        assert hashlib.sha256(body).hexdigest() == entry["sha256"]
+    assert not [f for f in manifest["files"] if "/entries/" in f] and routes.api_path("catalog_project", project="demo") in manifest["files"]
+    doc = json.loads((api / routes.api_path("catalog_entry", "0123456789abcdef", project="demo")).read_text())
+    assert doc["template"] == HOSTILE and doc["new_record"]["command"].startswith("errdex new demo/script-alert")
+    assert doc["sites"][0]["lines"] == [["0.1.0", 10], ["0.2.0", 20], ["0.3.0", 30]]
+    openapi = json.loads((api / routes.api_path("openapi")).read_text())
+    for name, key in (("catalog_index", None), ("catalog_project", None), ("catalog_entry", "{entry}"), ("catalog_changes", "{release}")):
+        assert "/" + routes.api_path(name, key, project="{project}") in openapi["paths"], name
+    sitemap = (site / "sitemap.xml").read_text()
+    assert "/catalog/demo/releases/0.3.0/" in sitemap and "/zh/catalog/demo/modules/servekit/" in sitemap
+
+
+def test_the_entry_view_renders_an_entry_as_text(browser, site):
+    with serving(site) as url:
+        context = browser.new_context()
+        pg = context.new_page()
+        dialogs = []
+        pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        pg.goto(url + routes.catalog_page_url("catalog_entry", lang="zh") + "?id=" + HOSTILE_ID)
+        pg.wait_for_selector(".errdex-cat-view h2 code")
+        assert pg.locator(".errdex-cat-view h2 code").inner_text() == HOSTILE
+        assert pg.locator(".errdex-cat-view script, .errdex-cat-view img").count() == 0 and not dialogs
+        assert "尚无指南" in pg.locator(".errdex-cat-view").inner_text()
+        issue = pg.locator(".errdex-cat-view a", has_text="在 issue 中提出").get_attribute("href")
+        assert "template=new-error.yml" in issue and "message=%3Cscript%3Ealert" in issue
+        pg.goto(url + routes.catalog_page_url("catalog_entry", lang="en") + "?id=demo/ffffffffffffffff")
+        pg.wait_for_selector("text=No catalog entry has this id")
+        context.close()
+
+
+@pytest.mark.parametrize("lang", routes.LANGS)
+def test_site_search_finds_a_catalog_message(browser, site, lang):
+    with serving(site) as url:
+        context = browser.new_context()
+        pg = context.new_page()
+        pg.goto(url + routes.lang_root(lang), wait_until="networkidle")
+        pg.keyboard.press("/")
+        pg.keyboard.type("block table corrupted")
+        pg.wait_for_selector(".errdex-search-catalog")
+        link = pg.locator(".errdex-search-catalog a").first
+        assert "block table corrupted at slot" in link.inner_text()
+        assert link.get_attribute("href").endswith(routes.catalog_page_url("catalog_module", "demo", "servekit.cache", lang=lang) + "#e-c9fb72e4f5596537")
+        context.close()
