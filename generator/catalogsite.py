@@ -333,7 +333,7 @@ def _encode(doc: object) -> bytes:
 def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
     """The catalog's routes for openapi.json, each with an example taken from this build's files."""
     def example(name: str, cut: tuple[str, ...] = ()) -> dict:
-        pattern = re.escape(routes.api_path(name, "KEY", project="PROJECT")).replace("KEY", "[^/]+").replace("PROJECT", "[^/]+")
+        pattern = re.escape(routes.api_path(name, "KEY", project="PROJECT")).replace("KEY", "(?!index)[^/]+").replace("PROJECT", "[^/]+")
         path = next((p for p in sorted(files) if re.fullmatch(pattern, p)), None)
         if path is None:
             return {}
@@ -376,7 +376,21 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             "release before; the count of entries raised from another line or file. One file per harvested release but "
             "the first.", "catalog_changes", [project, param("release", "A harvested release, as catalog/index.json spells it.")],
             ("added", "removed", "reworded")),
+        "/" + routes.api_path("catalog_match_index"): get(
+            "getCatalogMatchIndex", "The browser's catalog match index",
+            "What the paste page reads first to match a log against the whole catalog: per shard, each key word (the "
+            "rarest whole word of an entry's fixed text) with a piece of the fixed text around it; each project's "
+            "releases; the traceback frame pattern. A paste's words name the shards to fetch.", "catalog_match_index", [], ("groups",)),
+        "/" + routes.api_path("catalog_match_shard", "{shard}"): get(
+            "getCatalogMatchShard", "One shard of the browser's catalog match data",
+            "`m<n>`: per key word, the entries filed under it (JavaScript pattern, template, exception, ranking facts, "
+            "release ranges as indices into the project's releases, raise sites, linked records); `t<n>`: per "
+            "`file:line`, the raise sites there (for traceback frames).", "catalog_match_shard",
+            [param("shard", "`m` or `t` and a number, as the match index names them.")]),
     }
 
 
-UNLISTED = re.escape(routes.api_path("catalog_entry", "KEY", project="PROJECT")).replace("KEY", "[0-9a-f]+").replace("PROJECT", "[^/]+")
+# Left out of manifest.json: the entry files (each project's index lists them with their digests) and the
+# browser's match shards (the match index names them).
+UNLISTED = "|".join((re.escape(routes.api_path("catalog_entry", "KEY", project="PROJECT")).replace("KEY", "[0-9a-f]+").replace("PROJECT", "[^/]+"),
+                     re.escape(routes.api_path("catalog_match_shard", "KEY")).replace("KEY", "[mt][0-9]+")))

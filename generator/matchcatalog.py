@@ -8,66 +8,12 @@ catalog); this module reads the log, the versions and writes the answer as text 
 from __future__ import annotations
 
 import json
-import re
 import sys
-from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
+from .catalogquery import traceback_fit
 from .matchout import _printable
-
-
-# A Python traceback frame: `File "/…/site-packages/vllm/config/scheduler.py", line 260, in __post_init__`.
-FRAME = re.compile(rb'File "([^"\n]{1,1000}?\.py)", line (\d{1,7})')
-MAX_FRAMES = 500
-
-
-def _spans(indices: set[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for i in sorted(indices):
-        if out and out[-1][1] == i - 1:
-            out[-1] = (out[-1][0], i)
-        else:
-            out.append((i, i))
-    return out
-
-
-def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
-    """The releases a traceback fits: each frame whose file and line are a raise site in the catalog narrows its
-    project's releases to those whose file has that statement at that line; per project, the releases every such
-    frame allows, with the frames that said so."""
-    # Read on the bytes: a big log is never decoded whole just to find its frames.
-    frames = [(m[1].decode("utf-8", "replace").replace("\\", "/"), int(m[2])) for m in islice(FRAME.finditer(text), MAX_FRAMES)]
-    if not frames:
-        return []
-    wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
-    # (file name, line) -> the releases of each site whose statement is at that line then
-    index: dict[tuple[str, int], list[tuple[Any, Any, Any, int, int]]] = {}
-    for project in catalog.projects.values():
-        for entry in project.entries:
-            for site in entry.sites:
-                name = site.path.rsplit("/", 1)[-1]
-                for first, last, line in site.spans():
-                    if (name, line) in wanted:
-                        index.setdefault((name, line), []).append((project, entry, site, first, last))
-    fits: dict[str, dict[str, Any]] = {}
-    for path, line in frames:
-        by_project: dict[str, set[int]] = {}
-        sites: dict[str, list[str]] = {}
-        for project, entry, site, first, last in index.get((path.rsplit("/", 1)[-1], line), []):
-            if path == site.path or path.endswith("/" + site.path):
-                by_project.setdefault(project.slug, set()).update(range(first, last + 1))
-                sites.setdefault(project.slug, []).append(entry.id)
-        for slug, releases in by_project.items():
-            fit = fits.setdefault(slug, {"project": slug, "releases": None, "frames": []})
-            fit["releases"] = releases if fit["releases"] is None else fit["releases"] & releases
-            fit["frames"].append({"site": f"{path.rsplit('/site-packages/', 1)[-1].rsplit('/dist-packages/', 1)[-1]}:{line}", "entries": sorted(set(sites[slug]))})
-    out = []
-    for slug, fit in sorted(fits.items()):
-        names = catalog.projects[slug].releases
-        fit["releases"] = [[names[a], names[b]] for a, b in _spans(fit["releases"])]
-        out.append(fit)
-    return out
 
 
 def parse_versions(values: list[str] | None) -> dict[str, str] | str:

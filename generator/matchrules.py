@@ -7,7 +7,8 @@ reads them from `match.json` only, which carries `rules` (below) and, for each p
 A result's score: the pattern's specificity (the literal characters it spells out), plus `exception_bonus` when
 the record's exception class is named on the line, plus `anchored_bonus` for a pattern anchored with `^` or `$`,
 plus one per further occurrence up to `repeat_bonus_cap`, minus `retired_penalty` for a retired record. Ties go
-to the earlier line, then the id. A result keeps the numbers of its first `lines_kept` lines.
+to the earlier line, then the id. A catalog entry gains `release_has_bonus` when the release the log comes from
+raises its message and loses `release_lacks_penalty` when it does not. A result keeps the numbers of its first `lines_kept` lines.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ RULES: dict[str, int] = {
     "repeat_bonus_cap": 10,
     "retired_penalty": 50,
     "lines_kept": 20,
+    # a catalog entry, when the log's release of its project is known (the paste page's version box,
+    # `errdex match --catalog --version`): that release raises the message, or it does not
+    "release_has_bonus": 10,
+    "release_lacks_penalty": 30,
 }
 
 

@@ -555,15 +555,17 @@ def _class_add(chars: CharSet, c: str, range_from: str | None) -> CharSet:
     return chars | (CharSet.of((range_from, c)) if range_from is not None else CharSet.of(c))
 
 
-def analyse(pattern: str) -> Analysis:
-    """Scan `pattern` once: portability problems, its JavaScript form and its prefilter literals."""
+def analyse(pattern: str, backtracking: bool = True) -> Analysis:
+    """Scan `pattern` once: portability problems, its JavaScript form and its prefilter literals. Without
+    `backtracking`, the shapes that backtrack (most of the time taken) are not looked for: for patterns a
+    check has already passed, when only the JavaScript form and the literals are wanted."""
     parser = _Parser(pattern)
     try:
         node = parser.parse()
     except RecursionError:
         parser.broken = True
         node = _Node("")
-    if not parser.broken and not parser.problems and node.ast is not None:
+    if backtracking and not parser.broken and not parser.problems and node.ast is not None:
         for shape in redos.static_problems(node.ast, pattern, parser.ignore_case):
             parser.problem(shape.pos, shape.construct, shape.hint, slow=True)
     literals = _best(node.required, node.exact) or set()

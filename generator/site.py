@@ -344,7 +344,9 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
             progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
         extra = {}
         if view is not None:
-            files = view.api_files(base)
+            from .catalogmatch import catalog_match_files
+
+            files = {**view.api_files(base), **catalog_match_files(catalog_dir, view.catalog)}
             extra = {"extra": files, "extra_paths": catalogsite.openapi_paths(files), "unlisted": catalogsite.UNLISTED}
         write_api(records, work / "api", base=base, **extra)
         progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))

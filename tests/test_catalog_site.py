@@ -17,7 +17,7 @@ from generator import routes
 from generator.catalog import load_catalog
 from generator.catalogquery import diff_errors, release_changes
 from generator.cli import main
-from generator.matchcatalog import traceback_fit
+from generator.catalogquery import traceback_fit
 from conftest import DATASET, serving
 
 CATALOG = DATASET.parent / "catalog"

@@ -107,7 +107,7 @@ def test_the_matcher_scripts_spell_no_route():
     """The page gets its routes from data the build writes (data-route-match, data-route-error-page), never from
     a literal: no API or error-page path is written in the matcher's scripts, comments included."""
     scripts = _matcher_scripts()
-    assert set(scripts) == {"errdex-match.js", "errdex-match-worker.js"}
+    assert set(scripts) == {"errdex-match.js", "errdex-match-worker.js", "errdex-match-catalog.js"}
     for name, text in scripts.items():
         for literal in (routes.API_ROOT, "errors/"):
             assert literal not in text, f"{name} spells {literal!r}: ask routes.client_routes() through the page's data"
@@ -121,6 +121,8 @@ def test_the_matcher_has_every_word_in_both_languages():
     asked = set(re.findall(r'\b(?:msg|fmt)\("([a-z]+(?:-[a-z]+)*)"', script)) | {"one", "other"}  # those two by count
     # why-<rule>: one per kind of reason a score gives (generator.matchout.explain words the same kinds)
     asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line")}
+    # and the reasons a catalog entry gets from the release chosen (generator.mcp.matching._version_check)
+    asked |= {"why-release-" + kind for kind in ("has", "lacks", "unknown")}
     assert {"loading", "ready", "none", "score", "why"} <= asked
     configs = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
     found = {}

@@ -8,6 +8,7 @@ from typing import Any
 from ..matchout import result_json
 from ..catalog import CatalogQueryError, check_version
 from ..catalogquery import entry_summary
+from ..matchrules import RULES
 from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
@@ -116,7 +117,7 @@ def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
 
 def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[Reason]]:
     """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
-    +10 when that release has the message, -30 when it does not."""
+    + RULES["release_has_bonus"] when that release has the message, - RULES["release_lacks_penalty"] when not."""
     if version is None:
         return None, 0, []
     try:
@@ -125,8 +126,11 @@ def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int |
         return None, 0, [(f"release not checked: {exc}", ["release_unknown", project.slug, version])]
     release = project.releases[at]
     if entry.present(at):
-        return at, 10, [(f"+10: {project.slug} {release} has this message", ["release_has", project.slug, release, 10])]
-    return at, -30, [(f"-30: {project.slug} {release} does not have this message", ["release_lacks", project.slug, release, -30])]
+        bonus = RULES["release_has_bonus"]
+        return at, bonus, [(f"+{bonus}: {project.slug} {release} has this message", ["release_has", project.slug, release, bonus])]
+    penalty = RULES["release_lacks_penalty"]
+    return at, -penalty, [(f"-{penalty}: {project.slug} {release} does not have this message",
+                           ["release_lacks", project.slug, release, -penalty])]
 
 
 def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:

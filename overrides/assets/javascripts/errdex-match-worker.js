@@ -14,8 +14,15 @@
  * work stops after BUDGET_MS and says how far it got. Before it runs a pattern other than the last one it ran,
  * it tells the page which (a "trying" message): a pattern that backtracks for ever cannot be interrupted, so
  * the page terminates the worker, and this is how it knows which pattern to leave out of the next one.
+ *
+ * With the catalog's match index (errdex-match-catalog.js), each line is also looked up in the catalog; the
+ * shards holding the candidates are fetched (the page is told: "fetching", then "fetched"), their patterns run
+ * the same way, and all is ranked as generator/mcp/matching.match_items does: a catalog entry whose match
+ * overlaps a record's on the same line is attached to the record; with a release chosen for a project, its
+ * entries gain rules.release_has_bonus or lose rules.release_lacks_penalty.
  */
 "use strict";
+importScripts("errdex-match-catalog.js");
 
 var KEY = 4;
 var WINDOW = 65536;
@@ -31,6 +38,8 @@ var foldedIndex = new Map(); // lower-cased keys, for (?i) patterns
 var always = []; // patterns without a usable literal: tried on every line
 var anyFolded = false;
 
+var catalogLines = []; // lines (or windows) of the current request that hold a catalog candidate
+var catalogPatterns = new Map(); // entry id -> its pattern, once its shard is here
 var seq = null; // the request being matched
 var announced = null; // the last pattern the page was told about
 var skipped = []; // ids left out, as the page asked
@@ -39,7 +48,8 @@ function load(text, skip) {
   return Promise.resolve(text).then(function (body) {
     var doc = JSON.parse(body);
     rules = doc && doc.rules;
-    var names = ["exception_bonus", "anchored_bonus", "repeat_bonus_cap", "retired_penalty", "lines_kept"];
+    var names = ["exception_bonus", "anchored_bonus", "repeat_bonus_cap", "retired_penalty", "lines_kept",
+      "release_has_bonus", "release_lacks_penalty"];
     if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; })) throw new Error("match.json has no ranking rules");
     var list = (doc && Array.isArray(doc.patterns)) ? doc.patterns : [];
     var pending = [];
@@ -158,6 +168,14 @@ function matchLine(text, lineNo, col, limit, hits) {
   var found = candidates(text, lower);
   if (lower === null && anyFolded) foldedIndex.forEach(function (b) { b.forEach(function (e) { found.add(e[0]); }); });
   var ordered = Array.from(found).sort(function (a, b) { return a.index - b.index; });
+  runPatterns(ordered, text, lineNo, col, limit, hits);
+  if (catalog !== null) {
+    var c = catalogCandidates(text);
+    if (c.length) catalogLines.push({ text: text, line: lineNo, col: col, limit: limit, candidates: c });
+  }
+}
+
+function runPatterns(ordered, text, lineNo, col, limit, hits) {
   for (var n = 0; n < ordered.length; n++) {
     var p = ordered[n];
     var re = compiled(p);
@@ -224,16 +242,17 @@ function rank(hits) {
     return {
       id: r.p.id, title: r.p.title, title_zh: r.p.title_zh, line: h.line, column: h.column, text: h.text, span: h.span, values: h.values,
       message: fill(r.p.message, h.values), occurrences: r.occurrences, lines: r.lines, score: r.score, reasons: r.why,
-      superseded_by: r.p.superseded || null
+      superseded_by: r.p.superseded || null, type: r.p.entry ? "catalog" : "record", p: r.p
     };
   });
 }
 
-function run(text, budget) {
+function run(text, budget, version) {
   var t0 = performance.now();
   var cut = text.length > MAX_TEXT;
   if (cut) text = text.slice(0, MAX_TEXT);
   var hits = [];
+  catalogLines = [];
   var lineNo = 0, pos = 0, stopped = false;
   while (pos <= text.length) {
     var nl = text.indexOf("\n", pos);
@@ -254,7 +273,113 @@ function run(text, budget) {
     if (nl < 0 || nl + 1 === text.length) break; // a final newline ends the last line; it starts none
     pos = nl + 1;
   }
-  return { results: rank(hits), lines: lineNo, cut: cut, stopped: stopped !== false, skipped: skipped, elapsed: performance.now() - t0 };
+  var waited = 0;
+  function done(fits) {
+    return { results: combine(rank(hits), version || {}), traceback: fits, lines: lineNo, cut: cut, stopped: stopped !== false,
+             skipped: skipped, elapsed: performance.now() - t0 - waited, waited: waited };
+  }
+  if (catalog === null) return Promise.resolve(done([]));
+  var found = frames(text);
+  var keys = catalogLines.reduce(function (all, l) { return all.concat(l.candidates.map(function (c) { return c[0]; })); }, []);
+  keys = keys.concat(siteShardKeys(found));
+  if (!keys.length) return Promise.resolve(done([]));
+  var w0 = performance.now();
+  self.postMessage({ type: "fetching", seq: seq });
+  return shards(keys).then(function (docs) {
+    waited = performance.now() - w0;
+    self.postMessage({ type: "fetched", seq: seq });
+    // Pattern by pattern, each over its lines in order (a result keeps its first hit): the page is told of each
+    // pattern once, not once a line.
+    var lines = new Map();
+    catalogLines.forEach(function (l) {
+      l.candidates.forEach(function (c) {
+        var p = catalogPattern(docs.get(c[0])[c[3]][c[2]]);
+        if (!p) return;
+        if (!lines.has(p)) lines.set(p, []);
+        var list = lines.get(p);
+        if (list[list.length - 1] !== l) list.push(l);
+      });
+    });
+    Array.from(lines.keys()).sort(function (a, b) { return a.index - b.index; }).forEach(function (p) {
+      lines.get(p).forEach(function (l) { runPatterns([p], l.text, l.line, l.col, l.limit, hits); });
+    });
+    return done(tracebackFit(found, docs));
+  }, function () { // a shard could not be fetched: the records' answer, and say so
+    var out = done([]);
+    out.catalogFailed = true;
+    return out;
+  });
+}
+
+// A catalog entry (from its shard) as a pattern the worker runs; its project is the first part of its id.
+function catalogPattern(e) {
+  if (!e || typeof e.js !== "string") return null;
+  var p = catalogPatterns.get(e.id);
+  if (p) return p;
+  if (skipped.indexOf(e.id) >= 0) return null;
+  p = {
+    index: 1e9 + catalogPatterns.size, id: e.id, title: e.template, title_zh: e.template, message: e.template,
+    source: e.js, flags: e.flags || "u", folded: false, re: null, spec: e.specificity, exc: e.exception || "",
+    excName: e.exception_name || "", superseded: "", anchored: e.anchored === true,
+    entry: e, project: e.id.slice(0, e.id.indexOf("/"))
+  };
+  catalogPatterns.set(e.id, p);
+  return p;
+}
+
+function overlap(a, b) {
+  return a.column < b.column + (b.span[1] - b.span[0]) && b.column < a.column + (a.span[1] - a.span[0]);
+}
+
+// Records and catalog entries in one ranking, as generator/mcp/matching.match_items: `version` maps a project to
+// the release the log comes from.
+function combine(results, version) {
+  var items = [], byLine = new Map(), entries = [];
+  results.forEach(function (r) {
+    r.reasons = r.reasons.filter(function (w) { return w[0] !== "same_line"; });
+    if (r.type === "record") {
+      items.push(r);
+      if (!byLine.has(r.line)) byLine.set(r.line, []);
+      byLine.get(r.line).push(r);
+    } else entries.push(r);
+  });
+  entries.forEach(function (item) {
+    var p = item.p, asked = version[p.project], at = null, change = 0, why = [];
+    if (typeof asked === "string") {
+      at = releaseIndex(p.project, asked);
+      if (at < 0) { at = null; why.push(["release_unknown", p.project, asked]); }
+      else {
+        var release = catalog.projects[p.project].releases[at];
+        var has = p.entry.releases.some(function (r) { return r[0] <= at && at <= r[1]; });
+        change = has ? rules.release_has_bonus : -rules.release_lacks_penalty;
+        why.push([has ? "release_has" : "release_lacks", p.project, release, change]);
+      }
+    }
+    var summary = entrySummary(p, at);
+    var same = (byLine.get(item.line) || []).filter(function (rec) { return overlap(rec, item); });
+    if (same.length) {
+      same.forEach(function (rec) {
+        if (!rec.catalog) { rec.score += change; rec.reasons = rec.reasons.concat(why); rec.catalog = []; }
+        rec.catalog.push(summary);
+      });
+      return;
+    }
+    item.catalog = summary;
+    item.score += change;
+    item.reasons = item.reasons.concat(why);
+    items.push(item);
+  });
+  items.sort(function (a, b) {
+    return (b.score - a.score) || (a.line - b.line) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  });
+  var first = new Map();
+  items.forEach(function (item, i) {
+    delete item.p;
+    item.rank = i + 1;
+    if (first.has(item.line)) item.reasons.push(["same_line", first.get(item.line)]);
+    else first.set(item.line, i + 1);
+  });
+  return items;
 }
 
 var ready = null;
@@ -262,7 +387,11 @@ self.onmessage = function (event) {
   var msg = event.data || {};
   if (msg.type === "load") {
     ready = load(String(msg.text), Array.isArray(msg.skip) ? msg.skip : []).then(function (count) {
-      self.postMessage({ type: "ready", count: count });
+      var entries = 0;
+      if (typeof msg.catalog === "string") {
+        try { entries = catalogLoad(msg.catalog, String(msg.shard)); } catch (err) { catalog = null; }
+      }
+      self.postMessage({ type: "ready", count: count, entries: entries, projects: catalog ? catalog.projects : null });
     }, function (err) {
       self.postMessage({ type: "failed", error: String(err && err.message || err) });
     });
@@ -270,10 +399,11 @@ self.onmessage = function (event) {
     ready.then(function () {
       seq = msg.seq;
       announced = null;
-      var out = run(String(msg.text || ""), typeof msg.budget === "number" ? msg.budget : 1000);
-      out.type = "result";
-      out.seq = msg.seq;
-      self.postMessage(out);
+      return run(String(msg.text || ""), typeof msg.budget === "number" ? msg.budget : 1000, msg.version).then(function (out) {
+        out.type = "result";
+        out.seq = msg.seq;
+        self.postMessage(out);
+      });
     });
   }
 };

@@ -13,6 +13,12 @@
  * generator/routes.py: data-route-match (the pattern file, relative to data-site-root) and data-route-error-page
  * (an error page, `{id}` standing for the record id, relative to data-page-root, this language's root).
  *
+ * The catalog (data-route-catalog-index, -shard): the worker also matches the paste against every message the
+ * projects' code raises, fetching only the shards a paste needs; those results follow the records', each with
+ * its raise site, the releases that raise it, the record that explains it or how to write one, and the
+ * traceback's frames say which releases the paste fits. The version box (also `?version=vllm==0.11.0`) ranks
+ * the entries the chosen release raises up and the others down, as `errdex match --catalog --version` does.
+ *
  * State for tests and the benchmark, on the root element: data-state (loading | ready | working | done |
  * failed), data-input (length of the text the shown results are for), data-elapsed (worker milliseconds).
  */
@@ -29,6 +35,17 @@
   var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
   var indexUrl = new URL(root.getAttribute("data-route-match"), siteRoot).href;
   var errorPage = root.getAttribute("data-route-error-page");
+  var catalogIndexUrl = root.getAttribute("data-route-catalog-index") ? new URL(root.getAttribute("data-route-catalog-index"), siteRoot).href : null;
+  var catalogShardUrl = root.getAttribute("data-route-catalog-shard") ? new URL(root.getAttribute("data-route-catalog-shard"), siteRoot).href.split("%7Bkey%7D").join("{key}") : null;
+  var entryPage = root.getAttribute("data-route-catalog-entry");
+  var issueUrl = root.getAttribute("data-issue");
+  var catalogList = root.querySelector("[data-errdex-matcher-catalog]");
+  var fitLine = root.querySelector("[data-errdex-matcher-fit]");
+  var versionBox = root.querySelector("[data-errdex-version]");
+  var projectSelect = root.querySelector("[data-errdex-version-project]");
+  var releaseSelect = root.querySelector("[data-errdex-version-release]");
+  var projects = null; // project -> {releases}, from the catalog index
+  var catalogText = null;
   var lang = document.documentElement.lang;
   var BUDGET_MS = 1500;
   var HARD_LIMIT_MS = 4000;
@@ -55,16 +72,21 @@
   function start() {
     worker = new Worker(workerUrl);
     worker.onmessage = onMessage;
-    worker.postMessage({ type: "load", text: indexText, skip: skipped });
+    worker.postMessage({ type: "load", text: indexText, skip: skipped, catalog: catalogText, shard: catalogShardUrl });
   }
 
   function onMessage(event) {
     var data = event.data || {};
     if (data.type === "trying") {
       if (data.seq === seq) trying = data.id;
+    } else if (data.type === "fetching") {
+      if (data.seq === seq) clearTimeout(timer); // the network, not a pattern: no hard limit while it fetches
+    } else if (data.type === "fetched") {
+      if (data.seq === seq) arm();
     } else if (data.type === "ready") {
+      if (data.projects && !projects) versionSetup(data.projects);
       setState("ready");
-      status.textContent = fmt("ready", [data.count]);
+      status.textContent = data.entries ? fmt("ready-catalog", [data.count, data.entries]) : fmt("ready", [data.count]);
       if (area.value && area.value !== timedOut) request(area.value);
     } else if (data.type === "failed") {
       setState("failed");
@@ -90,7 +112,12 @@
     trying = null;
     timedOut = null;
     setState("working");
-    worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS });
+    worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS, version: chosenVersion() });
+    arm();
+  }
+
+  function arm() {
+    clearTimeout(timer);
     timer = setTimeout(function () {
       // A pattern is taking too long: stop it the only way JavaScript allows, then start afresh without it.
       worker.terminate();
@@ -124,7 +151,10 @@
   function render(data) {
     list.textContent = "";
     var results = data.results;
-    results.slice(0, SHOW).forEach(function (r, i) {
+    var records = results.filter(function (r) { return r.type !== "catalog"; });
+    var entries = results.filter(function (r) { return r.type === "catalog"; });
+    renderCatalog(entries.slice(0, SHOW), data.traceback || []);
+    records.slice(0, SHOW).forEach(function (r, i) {
       var item = el("li", "errdex-matcher__result");
       item.setAttribute("data-errdex-result", "");
       item.setAttribute("data-id", r.id);
@@ -153,6 +183,7 @@
         item.appendChild(dl);
         item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
       }
+      (r.catalog || []).slice(0, 1).forEach(function (c) { item.appendChild(el("p", "errdex-matcher__releases", rangesText(c))); });
       item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
       list.appendChild(item);
     });
@@ -160,16 +191,165 @@
     var lines = data.lines === 1 ? msg("line") : fmt("lines", [data.lines]);
     if (!results.length) parts.push(fmt("none", [lines]));
     else parts.push(fmt(results.length === 1 ? "one" : "other", [results.length, lines]));
-    if (results.length > SHOW) parts.push(fmt("shown", [SHOW]));
+    if (records.length > SHOW || entries.length > SHOW) parts.push(fmt("shown", [SHOW]));
     if (data.cut) parts.push(msg("cut"));
     if (data.stopped) parts.push(msg("stopped"));
     showSkipped();
+    if (data.catalogFailed) notice.textContent = msg("catalog-failed");
     status.textContent = parts.join(" ");
+  }
+
+  // -- the catalog: its results, the traceback's fit, the version box ----------------------------------------
+
+  function versionSetup(known) {
+    projects = known;
+    if (!versionBox) return;
+    Object.keys(known).sort().forEach(function (slug) { projectSelect.appendChild(option(slug, slug)); });
+    var asked = new URLSearchParams(window.location.search).get("version") || "";
+    var parts = asked.split("==");
+    if (parts.length === 2 && known[parts[0].trim()]) {
+      projectSelect.value = parts[0].trim();
+      fillReleases();
+      var names = known[projectSelect.value].releases, v = parts[1].trim();
+      var i = names.indexOf(v) >= 0 ? names.indexOf(v) : names.indexOf(/^[vV]/.test(v) ? v.slice(1) : "v" + v);
+      if (i >= 0) releaseSelect.value = names[i];
+      else notice.textContent = fmt("version-unknown", [asked]);
+    } else {
+      fillReleases();
+      if (asked) notice.textContent = fmt("version-unknown", [asked]);
+    }
+    versionBox.hidden = false;
+    projectSelect.addEventListener("change", function () { fillReleases(); versionChanged(); });
+    releaseSelect.addEventListener("change", versionChanged);
+  }
+
+  function option(value, text) {
+    var o = el("option", null, text);
+    o.value = value;
+    return o;
+  }
+
+  function fillReleases() {
+    releaseSelect.textContent = "";
+    releaseSelect.appendChild(option("", msg("version-any")));
+    var slug = projectSelect.value;
+    releaseSelect.disabled = !slug;
+    if (slug) projects[slug].releases.slice().reverse().forEach(function (v) { releaseSelect.appendChild(option(v, v)); });
+  }
+
+  function chosenVersion() {
+    var out = {};
+    if (versionBox && projectSelect.value && releaseSelect.value) out[projectSelect.value] = releaseSelect.value;
+    return out;
+  }
+
+  function versionChanged() {
+    var url = new URL(window.location.href), v = chosenVersion(), slug = Object.keys(v)[0];
+    if (slug) url.searchParams.set("version", slug + "==" + v[slug]); else url.searchParams.delete("version");
+    history.replaceState(null, "", url.href);
+    if (area.value.trim()) request(area.value);
+  }
+
+  // "vllm 0.25.0 to 0.33.0, 0.40.0; gone since 0.41.0" from an entry's ranges and its project's newest release
+  function rangesText(c) {
+    var ranges = c.releases.map(function (r) { return r[0] === r[1] ? r[0] : fmt("range", r); }).join(", ");
+    var text = fmt("raised-by", [c.project, ranges]);
+    var last = c.releases[c.releases.length - 1];
+    if (last && last[1] !== c.newest) {
+      var names = projects ? projects[c.project].releases : [];
+      var after = names[names.indexOf(last[1]) + 1];
+      if (after) text += "; " + fmt("gone-since", [after]);
+    }
+    return text;
+  }
+
+  function renderCatalog(entries, fits) {
+    catalogList.textContent = "";
+    catalogList.hidden = !entries.length;
+    fitLine.textContent = fits.map(function (f) {
+      var where = f.frames.slice(0, 3).map(function (x) { return x.site; }).join(", ");
+      if (!f.releases.length) return fmt("fit-none", [f.project, where]);
+      return fmt("fit", [f.project, f.releases.map(function (r) { return r[0] === r[1] ? r[0] : fmt("range", r); }).join(", "), where]);
+    }).join(" ");
+    if (entries.length) catalogList.appendChild(el("li", "errdex-matcher__heading", msg("catalog-heading")));
+    entries.forEach(function (r) { catalogList.appendChild(catalogItem(r)); });
+  }
+
+  function catalogItem(r) {
+    var c = r.catalog;
+    var item = el("li", "errdex-matcher__result errdex-matcher__result--catalog");
+    item.setAttribute("data-errdex-catalog-result", "");
+    item.setAttribute("data-id", r.id);
+    var head = el("p", "errdex-matcher__title", c.project + (c.exception ? " · " + c.exception : ""));
+    head.appendChild(el("span", "errdex-matcher__score", " " + fmt("score", [r.score])));
+    item.appendChild(head);
+    item.appendChild(el("p", "errdex-matcher__where", fmt("where", [r.line, r.column]) +
+      (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
+    var code = el("code");
+    code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
+    code.appendChild(el("mark", null, r.text.slice(r.span[0], r.span[1])));
+    code.appendChild(document.createTextNode(r.text.slice(r.span[1])));
+    var line = el("pre", "errdex-matcher__line");
+    line.appendChild(code);
+    item.appendChild(line);
+    c.sites.slice(0, 1).forEach(function (s) {
+      item.appendChild(el("p", "errdex-matcher__site", fmt("raised-at", [s.path + ":" + s.line, s.from === s.to ? s.from : fmt("range", [s.from, s.to])])));
+    });
+    item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
+    r.reasons.forEach(function (w) { // a release the log comes from that lacks the message: say since or until when
+      if (w[0] !== "release_lacks") return;
+      var when = c.next ? fmt("added-in", [c.next]) : c.gone ? fmt("removed-in", [c.gone]) : "";
+      item.appendChild(el("p", "errdex-matcher__absent", fmt("not-in", [w[1], w[2], when])));
+    });
+    var guide = el("p", "errdex-matcher__guide");
+    if (c.records.length) {
+      guide.appendChild(document.createTextNode(msg("guide") + " "));
+      c.records.forEach(function (id, k) {
+        if (k) guide.appendChild(document.createTextNode(", "));
+        var a = el("a", null, id);
+        a.href = pageUrl(id);
+        a.setAttribute("data-errdex-guide", "");
+        guide.appendChild(a);
+      });
+    } else {
+      guide.appendChild(document.createTextNode(msg("no-guide") + " "));
+      var command = "errdex new " + c.project + "/<slug> --from-catalog " + r.id;
+      guide.appendChild(el("code", "errdex-matcher__command", command));
+      var copy = el("button", "md-button errdex-matcher__copy", msg("copy"));
+      copy.type = "button";
+      copy.addEventListener("click", function () { if (navigator.clipboard) navigator.clipboard.writeText(command); });
+      guide.appendChild(document.createTextNode(" "));
+      guide.appendChild(copy);
+      if (issueUrl) {
+        var issue = new URL(issueUrl);
+        var site = c.sites[0];
+        issue.searchParams.set("title", "New error: " + r.text.slice(r.span[0], r.span[1]).slice(0, 120));
+        issue.searchParams.set("message", r.text.slice(0, 4000));
+        issue.searchParams.set("project", c.project + (site ? " " + site.to : ""));
+        if (site) issue.searchParams.set("source", site.path + ":" + site.line + " (" + c.project + " " + site.to + ", catalog entry " + r.id + ")");
+        var a2 = el("a", null, msg("propose"));
+        a2.href = issue.href;
+        a2.setAttribute("data-errdex-issue", "");
+        guide.appendChild(document.createTextNode(" "));
+        guide.appendChild(a2);
+      }
+    }
+    item.appendChild(guide);
+    var entry = new URL(entryPage, pageRoot);
+    entry.searchParams.set("id", r.id);
+    var more = el("a", "errdex-matcher__entry", msg("entry"));
+    more.href = entry.href;
+    more.setAttribute("data-errdex-entry", "");
+    item.appendChild(el("p")).appendChild(more);
+    item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
+    return item;
   }
 
   area.addEventListener("input", function () {
     if (!area.value.trim()) {
       list.textContent = "";
+      catalogList.textContent = "";
+      fitLine.textContent = "";
       status.textContent = msg("idle");
       root.setAttribute("data-input", "0");
       if (!busy && root.getAttribute("data-state") !== "loading") setState("done");
@@ -180,11 +360,17 @@
   status.textContent = msg("loading");
   var given = new URLSearchParams(window.location.search).get("paste"); // from the search box: "match it here"
   if (given) area.value = given;
-  fetch(indexUrl, { credentials: "same-origin" }).then(function (r) {
-    if (!r.ok) throw new Error("HTTP " + r.status);
-    return r.text();
-  }).then(function (text) {
-    indexText = text;
+  function text(url) {
+    return fetch(url, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    });
+  }
+  // The catalog is an addition: without it (no catalog in this build, or a failed fetch) the records still match.
+  var catalogFetch = catalogIndexUrl ? text(catalogIndexUrl).then(null, function () { return null; }) : Promise.resolve(null);
+  Promise.all([text(indexUrl), catalogFetch]).then(function (both) {
+    indexText = both[0];
+    catalogText = both[1];
     start();
   }, function () {
     setState("failed");

@@ -1,0 +1,217 @@
+/* errdex matcher, the catalog part of the worker (loaded by errdex-match-worker.js with importScripts).
+ *
+ * The catalog's match index (the route catalog_match_index, written by generator/catalogmatch.py) maps key
+ * tokens to probes (a part of each entry's literal); a paste's lines are split into tokens on [^A-Za-z0-9_]+,
+ * and an entry is a candidate on a line only when the line holds its probe (probes without a key token, or
+ * whose token many share, are found by their rarest 4-character piece instead). Only then are the shards holding the
+ * candidates fetched (their patterns, templates, releases and sites), and the patterns run, by the worker's own
+ * loop, ranked with the records (match.json's rules). Traceback frames are read with the index's frame pattern
+ * and looked up in the site shards, as generator/matchcatalog.traceback_fit does.
+ */
+"use strict";
+
+var catalog = null; // {projects, tokens: Map token -> [[shard, probe, position]], always: [[shard, probe, position]], shardUrl}
+var shardCache = new Map(); // shard key -> Promise of its document
+var TOKEN = /[A-Za-z0-9_]+/g;
+var BIG_BUCKET = 24;
+
+function catalogLoad(text, shardUrl) {
+  var doc = JSON.parse(text);
+  if (!doc || !Array.isArray(doc.groups) || !doc.projects) throw new Error("not a catalog match index");
+  var tokens = new Map(), always = [];
+  doc.groups.forEach(function (group, n) {
+    Object.keys(group).forEach(function (token) {
+      var list = group[token].map(function (probe, i) { return ["m" + n, probe, i, token]; });
+      // a token many probes share (" is not supported") is cheaper to find by a rarer 4-character piece
+      if (token === "" || list.length > BIG_BUCKET) always = always.concat(list);
+      else tokens.set(token, list);
+    });
+  });
+  // Probes without a key token: indexed by their rarest 4-character piece, as the worker indexes the records'
+  // literals (`gram`), so that a line costs one lookup per character, not one search per probe.
+  var counts = new Map(), grams = new Map();
+  always.forEach(function (a) {
+    var seen = new Set();
+    for (var i = 0; i + KEY <= a[1].length; i++) {
+      var g = gram(a[1], i);
+      if (!seen.has(g)) { seen.add(g); counts.set(g, (counts.get(g) || 0) + 1); }
+    }
+  });
+  var short = [];
+  always.forEach(function (a) {
+    if (a[1].length < KEY) { short.push(a); return; }
+    var best = 0, bestCount = Infinity;
+    for (var i = 0; i + KEY <= a[1].length; i++) {
+      var c = counts.get(gram(a[1], i));
+      if (c < bestCount) { bestCount = c; best = i; }
+    }
+    var g = gram(a[1], best);
+    if (!grams.has(g)) grams.set(g, []);
+    grams.get(g).push([a, best]);
+  });
+  catalog = {
+    projects: doc.projects, tokens: tokens, always: short, grams: grams, shardUrl: shardUrl, frame: new RegExp(doc.frame, "g"),
+    maxFrames: doc.max_frames, siteShards: doc.site_shards, entries: doc.entries, siteShardsWritten: new Set(doc.site_shards_written)
+  };
+  return doc.entries;
+}
+
+// The candidates of one line (or window of a long line): the index's entries whose probe the text holds.
+function catalogCandidates(text) {
+  var found = [];
+  var seen = new Set();
+  TOKEN.lastIndex = 0;
+  var m;
+  while ((m = TOKEN.exec(text)) !== null) {
+    if (seen.has(m[0])) continue;
+    seen.add(m[0]);
+    var bucket = catalog.tokens.get(m[0]);
+    if (!bucket) continue;
+    for (var k = 0; k < bucket.length; k++) if (text.indexOf(bucket[k][1]) >= 0) found.push(bucket[k]);
+  }
+  for (var j = 0; j < catalog.always.length; j++) if (text.indexOf(catalog.always[j][1]) >= 0) found.push(catalog.always[j]);
+  if (catalog.grams.size) {
+    var taken = new Set();
+    for (var i = 0; i + KEY <= text.length; i++) {
+      var bucket2 = catalog.grams.get(gram(text, i));
+      if (!bucket2) continue;
+      for (var n = 0; n < bucket2.length; n++) {
+        var a = bucket2[n][0], at = i - bucket2[n][1];
+        if (at >= 0 && !taken.has(a) && text.startsWith(a[1], at)) { taken.add(a); found.push(a); }
+      }
+    }
+  }
+  return found;
+}
+
+function shard(key) {
+  var p = shardCache.get(key);
+  if (!p) {
+    p = fetch(catalog.shardUrl.split("{key}").join(key), { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.json();
+    });
+    p.catch(function () { shardCache.delete(key); });
+    shardCache.set(key, p);
+  }
+  return p;
+}
+
+function shards(keys) {
+  var list = Array.from(new Set(keys)).sort();
+  return Promise.all(list.map(shard)).then(function (docs) {
+    var out = new Map();
+    list.forEach(function (k, i) { out.set(k, docs[i]); });
+    return out;
+  });
+}
+
+// CRC-32 of the UTF-8 bytes, as Python's zlib.crc32: the site shard of a "<file name>:<line>" key.
+var CRC = (function () {
+  var t = [];
+  for (var n = 0; n < 256; n++) {
+    var c = n;
+    for (var k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t.push(c >>> 0);
+  }
+  return t;
+})();
+function crc32(text) {
+  var bytes = new TextEncoder().encode(text), c = 0xffffffff;
+  for (var i = 0; i < bytes.length; i++) c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function basename(path) { return path.slice(path.lastIndexOf("/") + 1); }
+
+// The frames of a traceback: [path, line] for the first max_frames `File "...py", line N`.
+function frames(text) {
+  var out = [], re = catalog.frame, m;
+  re.lastIndex = 0;
+  while (out.length < catalog.maxFrames && (m = re.exec(text)) !== null) out.push([m[1].split("\\").join("/"), Number(m[2])]);
+  return out;
+}
+
+function siteShardKeys(found) {
+  var out = [];
+  found.forEach(function (f) {
+    var n = crc32(basename(f[0]) + ":" + f[1]) % catalog.siteShards;
+    if (catalog.siteShardsWritten.has(n)) out.push("t" + n);
+  });
+  return out;
+}
+
+function spans(indices) {
+  var out = [];
+  Array.from(indices).sort(function (a, b) { return a - b; }).forEach(function (i) {
+    var last = out[out.length - 1];
+    if (last && last[1] === i - 1) last[1] = i; else out.push([i, i]);
+  });
+  return out;
+}
+
+// The releases a traceback fits, per project (generator/matchcatalog.traceback_fit, step for step).
+function tracebackFit(found, docs) {
+  var fits = new Map();
+  found.forEach(function (f) {
+    var path = f[0], line = f[1], key = basename(path) + ":" + line;
+    var doc = docs.get("t" + (crc32(key) % catalog.siteShards)) || {};
+    var byProject = new Map(), ids = new Map();
+    (doc[key] || []).forEach(function (s) {
+      if (path === s[2] || path.endsWith("/" + s[2])) {
+        if (!byProject.has(s[0])) { byProject.set(s[0], new Set()); ids.set(s[0], []); }
+        for (var i = s[3]; i <= s[4]; i++) byProject.get(s[0]).add(i);
+        ids.get(s[0]).push(s[1]);
+      }
+    });
+    byProject.forEach(function (releases, slug) {
+      var fit = fits.get(slug);
+      if (!fit) fits.set(slug, fit = { project: slug, releases: null, frames: [] });
+      fit.releases = fit.releases === null ? releases : new Set(Array.from(fit.releases).filter(function (i) { return releases.has(i); }));
+      var site = path.split("/site-packages/").pop().split("/dist-packages/").pop() + ":" + line;
+      fit.frames.push({ site: site, entries: Array.from(new Set(ids.get(slug))).sort() });
+    });
+  });
+  return Array.from(fits.keys()).sort().map(function (slug) {
+    var fit = fits.get(slug), names = catalog.projects[slug].releases;
+    fit.releases = spans(fit.releases).map(function (s) { return [names[s[0]], names[s[1]]]; });
+    return fit;
+  });
+}
+
+// The index of a release in a project's order, tolerant of a leading "v" either way (as generator.mcp.catalog).
+function releaseIndex(slug, version) {
+  var names = catalog.projects[slug] ? catalog.projects[slug].releases : [];
+  var other = /^[vV]/.test(version) ? version.slice(1) : "v" + version;
+  var i = names.indexOf(version);
+  return i >= 0 ? i : names.indexOf(other);
+}
+
+// An entry as the page shows it: releases as names, the raise site at release `at` when it has the message,
+// else the newest site (generator.mcp.catalog.entry_summary).
+function entrySummary(p, at) {
+  var e = p.entry, names = catalog.projects[p.project].releases;
+  var present = at !== null && e.releases.some(function (r) { return r[0] <= at && at <= r[1]; });
+  var sites = present ? e.sites.filter(function (s) { return s[0] <= at && at <= s[1]; })
+    : e.sites.slice().sort(function (a, b) { return b[1] - a[1]; }).slice(0, 1);
+  return {
+    id: e.id, project: p.project, template: e.template, exception: e.exception || null, tier: e.tier || null,
+    sites: sites.map(function (s) { return { from: names[s[0]], to: names[s[1]], path: s[2], line: s[3] }; }),
+    releases: e.releases.map(function (r) { return [names[r[0]], names[r[1]]]; }),
+    newest: names[names.length - 1], records: e.records || [],
+    added: e.releases.length ? names[e.releases[0][0]] : null,
+    // for a release without the message: the release that added it next, or that removed it last
+    next: at === null ? null : nextRange(e.releases, at, names), gone: at === null ? null : lastRemoval(e.releases, at, names)
+  };
+}
+
+function nextRange(ranges, at, names) {
+  for (var i = 0; i < ranges.length; i++) if (ranges[i][0] > at) return names[ranges[i][0]];
+  return null;
+}
+
+function lastRemoval(ranges, at, names) {
+  var out = null;
+  for (var i = 0; i < ranges.length; i++) if (ranges[i][1] < at) out = names[ranges[i][1] + 1];
+  return out;
+}
