@@ -104,7 +104,8 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
         "template": d["template"],
         "specificity": d["specificity"] if isinstance(d.get("specificity"), int) else a.specificity,
         "releases": [list(r) for r in entry.ranges],
-        "sites": [[s.start, s.end, s.path, s.line] for s in entry.sites],
+        # [first, last, path, line], plus each stretch [first, last, line] when the statement moved in the range
+        "sites": [[s.start, s.end, s.path, s.line] + ([[list(x) for x in s.stretches]] if s.stretches else []) for s in entry.sites],
     }
     if a.js_flags != "u":
         out["flags"] = a.js_flags
@@ -138,8 +139,9 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
             groups[n].setdefault(token, []).append(literal)
             shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
             for s in entry.sites:
-                key = f"{s.path.rsplit('/', 1)[-1]}:{s.line}"
-                sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append([slug, entry.id, s.path, s.start, s.end])
+                for first, last, line in s.spans():  # the releases in which the statement is at each line
+                    key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
+                    sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append([slug, entry.id, s.path, first, last])
     for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
         for key, items in shard.items():
             order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])

@@ -196,13 +196,23 @@ function entrySummary(p, at) {
     : e.sites.slice().sort(function (a, b) { return b[1] - a[1]; }).slice(0, 1);
   return {
     id: e.id, project: p.project, template: e.template, exception: e.exception || null, tier: e.tier || null,
-    sites: sites.map(function (s) { return { from: names[s[0]], to: names[s[1]], path: s[2], line: s[3] }; }),
+    sites: sites.map(function (s) { return siteJson(s, present ? at : null, names); }),
     releases: e.releases.map(function (r) { return [names[r[0]], names[r[1]]]; }),
-    newest: names[names.length - 1], records: e.records || [],
+    newest: names[names.length - 1], records: e.records || [], at: present ? names[at] : null,
     added: e.releases.length ? names[e.releases[0][0]] : null,
     // for a release without the message: the release that added it next, or that removed it last
     next: at === null ? null : nextRange(e.releases, at, names), gone: at === null ? null : lastRemoval(e.releases, at, names)
   };
+}
+
+// A site as generator.catalogquery.site_json gives it: at release `at`, the line the statement has there.
+function siteJson(s, at, names) {
+  var out = { from: names[s[0]], to: names[s[1]], path: s[2], line: s[3] };
+  if (s[4]) {
+    if (at !== null) s[4].forEach(function (x) { if (x[0] <= at && at <= x[1]) out.line = x[2]; });
+    out.lines = s[4].map(function (x) { return [names[x[0]], x[2]]; });
+  }
+  return out;
 }
 
 function nextRange(ranges, at, names) {

@@ -359,8 +359,9 @@ function combine(results, version) {
     var same = (byLine.get(item.line) || []).filter(function (rec) { return overlap(rec, item); });
     if (same.length) {
       same.forEach(function (rec) {
-        if (!rec.catalog) { rec.score += change; rec.reasons = rec.reasons.concat(why); rec.catalog = []; }
+        if (!rec.catalog) { rec.catalog = []; rec.checks = []; }
         rec.catalog.push(summary);
+        rec.checks.push({ change: change, why: why });
       });
       return;
     }
@@ -368,6 +369,17 @@ function combine(results, version) {
     item.score += change;
     item.reasons = item.reasons.concat(why);
     items.push(item);
+  });
+  items.forEach(function (rec) {
+    // One release check per record, over every wording its text matched (generator/mcp/matching.match_items):
+    // the release has the message when it has any of them; the wordings it raises are listed first.
+    if (!rec.checks) return;
+    var best = rec.checks.reduce(function (b, c) { return c.change > b.change ? c : b; });
+    if (best.why.length) { rec.score += best.change; rec.reasons = rec.reasons.concat(best.why); }
+    var order = rec.checks.map(function (c, i) { return i; });
+    order.sort(function (i, j) { return (rec.checks[j].change - rec.checks[i].change) || (i - j); });
+    rec.catalog = order.map(function (i) { return rec.catalog[i]; });
+    delete rec.checks;
   });
   items.sort(function (a, b) {
     return (b.score - a.score) || (a.line - b.line) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -183,7 +183,10 @@
         item.appendChild(dl);
         item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
       }
-      (r.catalog || []).slice(0, 1).forEach(function (c) { item.appendChild(el("p", "errdex-matcher__releases", rangesText(c))); });
+      (r.catalog || []).slice(0, 1).forEach(function (c) { // the record's message in the catalog: where, and in which releases
+        c.sites.slice(0, 1).forEach(function (s) { item.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
+        item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
+      });
       item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
       list.appendChild(item);
     });
@@ -251,6 +254,12 @@
   }
 
   // "vllm 0.25.0 to 0.33.0, 0.40.0; gone since 0.41.0" from an entry's ranges and its project's newest release
+  // Where a message is raised: its file and line in the release chosen in the version box when that release has
+  // it (c.at), else in the newest release of the site; a statement that moved has a line per stretch of releases.
+  function siteText(s, c) {
+    return fmt("raised-at", [s.path + ":" + s.line, s.lines ? (c.at || s.to) : (s.from === s.to ? s.from : fmt("range", [s.from, s.to]))]);
+  }
+
   function rangesText(c) {
     var ranges = c.releases.map(function (r) { return r[0] === r[1] ? r[0] : fmt("range", r); }).join(", ");
     var text = fmt("raised-by", [c.project, ranges]);
@@ -292,9 +301,7 @@
     var line = el("pre", "errdex-matcher__line");
     line.appendChild(code);
     item.appendChild(line);
-    c.sites.slice(0, 1).forEach(function (s) {
-      item.appendChild(el("p", "errdex-matcher__site", fmt("raised-at", [s.path + ":" + s.line, s.from === s.to ? s.from : fmt("range", [s.from, s.to])])));
-    });
+    c.sites.slice(0, 1).forEach(function (s) { item.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
     item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
     r.reasons.forEach(function (w) { // a release the log comes from that lacks the message: say since or until when
       if (w[0] !== "release_lacks") return;
