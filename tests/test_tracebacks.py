@@ -125,10 +125,65 @@ def test_a_release_with_the_message_raises_the_score_by_10(run):
     assert "+10: transformers 4.44.1 has this message" in why
 
 
-@pytest.mark.xfail(strict=True, reason="a record checks --version against its first catalog entry only, not the "
-                                       "entry whose releases hold the message the line spells (see the report)")
 def test_the_users_own_release_is_not_said_to_lack_the_message(run):
-    case = _case("sglang")  # the user ran 0.4.3.post2; the entry that spells this line's message covers 0.1.18-0.5.2
+    case = _case("sglang")  # the user ran 0.4.3.post2; one wording the record's text holds covers 0.1.18-0.5.2
     _, body = run(case["file"], "--version", "sglang==0.4.3.post2")
-    _, why = _score(body, case["entry"])
-    assert "+10: sglang 0.4.3.post2 has this message" in why
+    result, _ = _entry(body, case["entry"])
+    assert "+10: sglang 0.4.3.post2 has this message" in result["why"]
+    assert result["catalog"][0]["id"] == case["entry"]  # the wording that release raises comes first
+
+
+# ---------------------------------------------------------------- the same pastes on the paste page, in Chromium
+
+def _ranges(releases: list[list[str]], lang: str) -> str:
+    to = " to " if lang == "en" else " 至 "
+    return ", ".join(a if a == b else f"{a}{to}{b}" for a, b in releases)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_paste_page_gives_the_raise_site_and_the_releases(browser, real_url, stack):
+    case = _case(stack)
+    text = (HERE / case["file"]).read_text(encoding="utf-8")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(real_url + "match/")
+        page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=30000)
+        page.fill("[data-errdex-matcher] textarea", text)
+        page.wait_for_function(
+            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+            arg=len(text), timeout=30000)
+        shown = page.locator("[data-errdex-matcher]").inner_text()
+        path, line = case["site"].rsplit(":", 1)
+        assert f"{path}:{line}" in shown, shown[:2000]
+        assert _ranges(case["releases"], "en") in shown
+        if case["fits"]:
+            fit = page.locator("[data-errdex-matcher-fit]").inner_text()
+            assert _ranges(case["fits"], "en") in fit and path in fit
+        assert errors == []
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+def test_the_version_box_changes_the_answer_on_a_real_entry(browser, real_url):
+    case = _case("transformers")  # raised by 4.44.0 to 4.44.2 only
+    text = (HERE / case["file"]).read_text(encoding="utf-8")
+    page = browser.new_page()
+    try:
+        scores = {}
+        for version in ("transformers==4.44.1", "transformers==4.40.0"):
+            page.goto(real_url + "match/?version=" + version)
+            page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=30000)
+            page.fill("[data-errdex-matcher] textarea", text)
+            page.wait_for_function(
+                "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+                arg=len(text), timeout=30000)
+            shown = page.locator("[data-errdex-matcher]").inner_text()
+            scores[version] = shown
+        assert "4.44.1" in scores["transformers==4.44.1"] and "+10" in scores["transformers==4.44.1"]
+        assert "−30" in scores["transformers==4.40.0"] or "-30" in scores["transformers==4.40.0"]
+    finally:
+        page.close()

@@ -183,7 +183,7 @@
         item.appendChild(dl);
         item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
       }
-      (r.catalog || []).slice(0, 1).forEach(function (c) { // the record's message in the catalog: where, and in which releases
+      (r.catalog || []).slice(0, 3).forEach(function (c) { // each wording of the message in the catalog (the chosen release's first): where, and in which releases
         c.sites.slice(0, 1).forEach(function (s) { item.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
         item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
       });
