@@ -309,6 +309,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
     from . import catalogsite, frames
+    from .catalog import bulk_load
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
@@ -323,7 +324,8 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     sites = {}
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
-    view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
+    with bulk_load():
+        view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
     if view is not None:
         progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "
                      f"{view.page_count():,} pages a language")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .api import ApiData, SourceError, from_folder, from_records, from_url
-from ..catalog import load_catalog
+from ..catalog import bulk_load, load_catalog
 from .tools import Knowledge
 from .. import checkout
 
@@ -30,6 +30,11 @@ def load_knowledge(
     repo_url: str | None = None,
 ) -> Knowledge:
     """The records (from `api`, a folder or URL, else the records in `data`) and the catalog, ready to serve."""
+    with bulk_load():
+        return _load(api, data, catalog, cache_dir, repo_url)
+
+
+def _load(api: str | None, data: Path | None, catalog: Path | None, cache_dir: Path | None, repo_url: str | None) -> Knowledge:
     if api is None:
         data = data or default_data()
     settings = _mkdocs_settings(data)
