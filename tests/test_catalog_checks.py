@@ -48,3 +48,28 @@ def test_the_repository_catalog_is_valid() -> None:
     if not (root / "releases.json").is_file():
         pytest.skip("no catalog harvested yet")
     assert check_catalog(root) == []
+
+
+def test_a_sites_lines_must_run_within_its_range(tmp_path) -> None:
+    import json
+    import shutil
+
+    shutil.copytree(CATALOG / "valid", tmp_path / "c")
+    lines = (tmp_path / "c" / "demo.jsonl").read_text().splitlines()
+    entry = json.loads(lines[0])
+    site = entry["sites"][0]
+    releases = json.loads((tmp_path / "c" / "releases.json").read_text())["demo"]
+    versions = [r["version"] for r in releases]
+    site["from"], site["to"] = versions[0], versions[-1]
+    entry["releases"], entry["first"], entry["last"] = [[versions[0], versions[-1]]], versions[0], versions[-1]
+
+    def check(pairs) -> list[str]:
+        site["lines"] = pairs
+        lines[0] = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        (tmp_path / "c" / "demo.jsonl").write_text("\n".join(lines) + "\n")
+        return [f"{f.code} {f.pointer}" for f in check_catalog(tmp_path / "c")]
+
+    assert check([[versions[0], site["line"] + 5], [versions[1], site["line"]]]) == []
+    assert check([[versions[1], site["line"] + 5], [versions[1], site["line"]]]) == ["CAT008 /sites/0/lines"]  # not at `from`
+    assert check([[versions[0], site["line"] + 5], [versions[1], site["line"] + 6]]) == ["CAT008 /sites/0/lines"]  # last is not `line`
+    assert check([[versions[0], site["line"]], [versions[1], site["line"]]]) == ["CAT008 /sites/0/lines"]  # no change of line

@@ -109,7 +109,8 @@ def check_catalog_file(path: Path, releases: list[str] | None) -> Iterator[Findi
 
 def _check_versions(path: Path, entry: dict, order: dict[str, int], where: tuple[int, int]) -> Iterator[Finding]:
     eid = entry["id"]
-    versions = [v for r in entry["releases"] for v in r] + [v for s in entry["sites"] for v in (s["from"], s["to"])] + [entry["first"], entry["last"]]
+    versions = ([v for r in entry["releases"] for v in r] + [v for s in entry["sites"] for v in (s["from"], s["to"])]
+                + [pair[0] for s in entry["sites"] for pair in s.get("lines", [])] + [entry["first"], entry["last"]])
     unknown = sorted({v for v in versions if v not in order})
     if unknown:
         yield make("CAT008", str(path), "/releases", f"{eid}: {', '.join(unknown)} not among the project's releases in releases.json", where)
@@ -118,6 +119,15 @@ def _check_versions(path: Path, entry: dict, order: dict[str, int], where: tuple
     sites = [order[v] for s in entry["sites"] for v in (s["from"], s["to"])]
     if flat != sorted(flat) or sites != sorted(sites) or entry["first"] != entry["releases"][0][0] or entry["last"] != entry["releases"][-1][1]:
         yield make("CAT008", str(path), "/releases", f"{eid}: ranges must run oldest to newest, first/last must be the ranges' ends", where)
+    for n, site in enumerate(entry["sites"]):
+        lines = site.get("lines")
+        if lines is None:
+            continue
+        starts = [order[first] for first, _ in lines]
+        if (starts[0] != order[site["from"]] or starts != sorted(set(starts)) or starts[-1] > order[site["to"]]
+                or lines[-1][1] != site["line"] or any(a[1] == b[1] for a, b in zip(lines, lines[1:]))):
+            yield make("CAT008", str(path), f"/sites/{n}/lines", f"{eid}: a site's lines start at its `from`, run oldest to "
+                       "newest within its range, each with another line than the one before, the last being `line`", where)
 
 
 def check_catalog(folder: Path) -> list[Finding]:
