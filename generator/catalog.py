@@ -95,6 +95,12 @@ class Project:
     repository: str | None = None
     source_url: str | None = None  # projects.yaml: a release's file and line on the web ({version}, {path}, {line})
 
+    def entry(self, entry_id: str) -> Entry | None:
+        """The entry with this id, or None."""
+        if getattr(self, "_by_id", None) is None or len(self._by_id) != len(self.entries):
+            self._by_id = {e.id: e for e in self.entries}
+        return self._by_id.get(entry_id)
+
     def source_link(self, index: int, path: str, line: int) -> str | None:
         """The address of `path:line` in release `index`'s source, when projects.yaml says where that is."""
         if not self.source_url:

@@ -44,7 +44,7 @@ def test_the_release_asked_for_changes_the_answer(capsys, tmp_path):
     before = next(r for r in json.loads(plain)["results"] if r["line"] == 2)
     after = next(r for r in json.loads(old)["results"] if r["line"] == 2)
     assert after["score"] == before["score"] - 30  # 0.1.0 does not raise it: added in 0.2.0
-    assert "-30: demo 0.1.0 does not have this message" in after["why"]
+    assert "-30: demo 0.1.0 does not have this message (added in 0.2.0)" in after["why"]
     _, new, _ = _run(capsys, tmp_path, "--format", "json", "--version", "demo==0.3.0")
     assert next(r for r in json.loads(new)["results"] if r["line"] == 2)["score"] == before["score"] + 10
 

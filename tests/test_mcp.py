@@ -212,7 +212,7 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     # The log's release: an entry that release does not have drops, and says why.
     old = server.ok("match_log", text=log, versions={"servekit": "0.1.0"})
     queue = next(r for r in old["results"] if r["id"] == QUEUE_ENTRY)
-    assert queue["score"] == second["score"] - 30 and "-30: demo 0.1.0 does not have this message" in queue["why"]
+    assert queue["score"] == second["score"] - 30 and "-30: demo 0.1.0 does not have this message (added in 0.2.0)" in queue["why"]
     kv = next(r for r in old["results"] if r["id"] == KV)
     assert kv["catalog"][0]["sites"] == [{"from": "0.1.0", "to": "0.2.0", "path": "servekit/cache/allocator.py", "line": 104,
                                           "statement": 'raise CacheOOMError(f"Cannot allocate {n} KV cache blocks: out of GPU memory")'}]

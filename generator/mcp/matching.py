@@ -129,8 +129,25 @@ def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int |
         bonus = RULES["release_has_bonus"]
         return at, bonus, [(f"+{bonus}: {project.slug} {release} has this message", ["release_has", project.slug, release, bonus])]
     penalty = RULES["release_lacks_penalty"]
-    return at, -penalty, [(f"-{penalty}: {project.slug} {release} does not have this message",
+    return at, -penalty, [(f"-{penalty}: {project.slug} {release} does not have this message{_when(project, entry, at)}",
                            ["release_lacks", project.slug, release, -penalty])]
+
+
+def _when(project: Any, entry: Any, at: int) -> str:
+    """Why a release lacks a message: added later, removed before, or spelled otherwise in that release."""
+    names, ranges = project.releases, entry.ranges
+    said = []
+    later = [a for a, _ in ranges if a > at]
+    if later:
+        said.append(f"added in {names[min(later)]}")
+    earlier = [b for _, b in ranges if b < at]
+    if earlier and max(earlier) + 1 < len(names):
+        said.append(f"removed in {names[max(earlier) + 1]}")
+    variants = [project.entry(v) for v in entry.data.get("variants") or []]
+    other = next((v for v in variants if v is not None and v.present(at)), None)
+    if other is not None:
+        said.append(f"reworded: {names[at]} says {other.data['template']!r}")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:
