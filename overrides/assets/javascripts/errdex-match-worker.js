@@ -414,6 +414,12 @@ self.onmessage = function (event) {
       return run(String(msg.text || ""), typeof msg.budget === "number" ? msg.budget : 1000, msg.version).then(function (out) {
         out.type = "result";
         out.seq = msg.seq;
+        if (typeof msg.show === "number") { // the page shows the first `show` of each kind: send those, and the counts
+          var recs = out.results.filter(function (r) { return r.type !== "catalog"; });
+          var cats = out.results.filter(function (r) { return r.type === "catalog"; });
+          out.counts = { records: recs.length, catalog: cats.length };
+          out.results = recs.slice(0, msg.show).concat(cats.slice(0, msg.show));
+        }
         self.postMessage(out);
       });
     });

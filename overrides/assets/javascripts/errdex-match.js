@@ -112,7 +112,7 @@
     trying = null;
     timedOut = null;
     setState("working");
-    worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS, version: chosenVersion() });
+    worker.postMessage({ type: "match", text: text, seq: seq, budget: BUDGET_MS, version: chosenVersion(), show: SHOW });
     arm();
   }
 
@@ -192,9 +192,11 @@
     });
     var parts = [];
     var lines = data.lines === 1 ? msg("line") : fmt("lines", [data.lines]);
-    if (!results.length) parts.push(fmt("none", [lines]));
-    else parts.push(fmt(results.length === 1 ? "one" : "other", [results.length, lines]));
-    if (records.length > SHOW || entries.length > SHOW) parts.push(fmt("shown", [SHOW]));
+    var counts = data.counts || { records: records.length, catalog: entries.length };
+    var total = counts.records + counts.catalog;
+    if (!total) parts.push(fmt("none", [lines]));
+    else parts.push(fmt(total === 1 ? "one" : "other", [total, lines]));
+    if (counts.records > SHOW || counts.catalog > SHOW) parts.push(fmt("shown", [SHOW]));
     if (data.cut) parts.push(msg("cut"));
     if (data.stopped) parts.push(msg("stopped"));
     showSkipped();
