@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -49,7 +50,7 @@ class Cache:
         path = self.blob_path(sha)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")  # harvests may share the cache: each its own file
             tmp.write_bytes(data)
             tmp.replace(path)
         return sha
@@ -69,7 +70,7 @@ class Cache:
     def save_manifest(self, project: str, version: str, manifest: dict) -> None:
         path = self.manifest_path(project, version)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(manifest, sort_keys=True, indent=0), encoding="utf-8")
         tmp.replace(path)
 
