@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .export import encode_json
-from .catalogquery import FRAME, MAX_FRAMES
+from .catalogquery import FRAME, MAX_FRAMES, statement_head
 from .matchrules import exception_name
 from .catalog import Catalog, Entry, Project, load_catalog
 from .portable import analyse
@@ -141,7 +141,8 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
             for s in entry.sites:
                 for first, last, line in s.spans():  # the releases in which the statement is at each line
                     key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
-                    sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append([slug, entry.id, s.path, first, last])
+                    sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append(
+                        [slug, entry.id, s.path, first, last, statement_head(s.statement)])
     for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
         for key, items in shard.items():
             order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])

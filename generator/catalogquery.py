@@ -206,14 +206,42 @@ def _spans(indices: set[int]) -> list[tuple[int, int]]:
     return out
 
 
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def statement_head(statement: str) -> str:
+    """A statement's first line as a traceback prints it, blanks collapsed: what a frame's source line ends with."""
+    return _BLANKS.sub(" ", statement.split("\n", 1)[0]).strip(" \t\r")
+
+
+def _frames(text: bytes) -> list[tuple[str, int, str | None]]:
+    """(path, line, source line or None) of the first MAX_FRAMES frames. Python prints a frame's source line on
+    the line after it (after any prefix the log adds, such as a process name); none when the next line is
+    another frame or there is no next line."""
+    out = []
+    for m in islice(FRAME.finditer(text), MAX_FRAMES):
+        start = text.find(b"\n", m.end())
+        source = None
+        if start >= 0:
+            end = text.find(b"\n", start + 1)
+            line = text[start + 1 : end if end >= 0 else len(text)]
+            squeezed = _BLANKS.sub(" ", line.decode("utf-8", "replace")).strip(" \t\r")
+            if b'File "' not in line and squeezed:
+                source = squeezed
+        out.append((m[1].decode("utf-8", "replace").replace("\\", "/"), int(m[2]), source))
+    return out
+
+
 def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
-    """The releases a traceback fits: each frame whose file and line are a raise site in the catalog narrows its
-    project's releases to those whose file has that statement at that line; per project, the releases every such
-    frame allows, with the frames that said so."""
+    """The releases a traceback fits: each frame at a raise site of the catalog (its file and line, and its source
+    line, when the traceback prints it, ending with the site's statement: a frame that only calls at a line where
+    another release raises does not count) narrows its project's releases to those whose file has that statement
+    at that line; per project, the releases every such frame allows, with the frames that said so."""
     # Read on the bytes: a big log is never decoded whole just to find its frames.
-    frames = [(m[1].decode("utf-8", "replace").replace("\\", "/"), int(m[2])) for m in islice(FRAME.finditer(text), MAX_FRAMES)]
-    if not frames:
+    found = _frames(text)
+    if not found:
         return []
+    frames = [(path, line) for path, line, _ in found]
     wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
     # (file name, line) -> the releases of each site whose statement is at that line then
     index: dict[tuple[str, int], list[tuple[Any, Any, Any, int, int]]] = {}
@@ -225,11 +253,11 @@ def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
                     if (name, line) in wanted:
                         index.setdefault((name, line), []).append((project, entry, site, first, last))
     fits: dict[str, dict[str, Any]] = {}
-    for path, line in frames:
+    for path, line, source in found:
         by_project: dict[str, set[int]] = {}
         sites: dict[str, list[str]] = {}
         for project, entry, site, first, last in index.get((path.rsplit("/", 1)[-1], line), []):
-            if path == site.path or path.endswith("/" + site.path):
+            if (path == site.path or path.endswith("/" + site.path)) and (source is None or source.endswith(statement_head(site.statement))):
                 by_project.setdefault(project.slug, set()).update(range(first, last + 1))
                 sites.setdefault(project.slug, []).append(entry.id)
         for slug, releases in by_project.items():

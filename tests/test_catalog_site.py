@@ -80,6 +80,10 @@ def test_a_frame_fits_only_the_releases_with_the_statement_at_its_line(catalog_d
         got = traceback_fit(catalog, frame.format(line).encode())
         assert [f["releases"] for f in got] == [fits]
     assert traceback_fit(catalog, frame.format(15).encode()) == []
+    # a frame that calls at line 20, where 0.2.0 raises: its source line is not the raise, so it says nothing
+    assert traceback_fit(catalog, (frame.format(20) + "    self.check(x)\n").encode()) == []
+    raised = frame.format(20) + "    raise ValueError('</pre><script>alert(3)</script>')\n"
+    assert [f["releases"] for f in traceback_fit(catalog, raised.encode())] == [[["0.2.0", "0.2.0"]]]
 
 
 def test_the_harvest_keeps_each_line_of_a_moving_statement():
@@ -144,6 +148,7 @@ def test_the_api_files(site):
     assert "/catalog/demo/releases/0.3.0/" in sitemap and "/zh/catalog/demo/modules/servekit/" in sitemap
 
 
+@pytest.mark.browser
 def test_the_entry_view_renders_an_entry_as_text(browser, site):
     with serving(site) as url:
         context = browser.new_context()
@@ -162,6 +167,7 @@ def test_the_entry_view_renders_an_entry_as_text(browser, site):
         context.close()
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("lang", routes.LANGS)
 def test_site_search_finds_a_catalog_message(browser, site, lang):
     with serving(site) as url:

@@ -124,11 +124,23 @@ function crc32(text) {
 
 function basename(path) { return path.slice(path.lastIndexOf("/") + 1); }
 
-// The frames of a traceback: [path, line] for the first max_frames `File "...py", line N`.
+// Blanks collapsed, ends trimmed (generator/catalogquery: _BLANKS, statement_head).
+function squeeze(s) { return s.replace(/[ \t]+/g, " ").replace(/^[ \t\r]+|[ \t\r]+$/g, ""); }
+
+// The frames of a traceback: [path, line, source line or null] for the first max_frames `File "...py", line N`;
+// the source line is the next line, unless that is another frame or blank (generator/catalogquery._frames).
 function frames(text) {
   var out = [], re = catalog.frame, m;
   re.lastIndex = 0;
-  while (out.length < catalog.maxFrames && (m = re.exec(text)) !== null) out.push([m[1].split("\\").join("/"), Number(m[2])]);
+  while (out.length < catalog.maxFrames && (m = re.exec(text)) !== null) {
+    var start = text.indexOf("\n", m.index + m[0].length), source = null;
+    if (start >= 0) {
+      var end = text.indexOf("\n", start + 1);
+      var line = text.slice(start + 1, end >= 0 ? end : text.length);
+      if (line.indexOf('File "') < 0 && squeeze(line)) source = squeeze(line);
+    }
+    out.push([m[1].split("\\").join("/"), Number(m[2]), source]);
+  }
   return out;
 }
 
@@ -154,11 +166,11 @@ function spans(indices) {
 function tracebackFit(found, docs) {
   var fits = new Map();
   found.forEach(function (f) {
-    var path = f[0], line = f[1], key = basename(path) + ":" + line;
+    var path = f[0], line = f[1], source = f[2], key = basename(path) + ":" + line;
     var doc = docs.get("t" + (crc32(key) % catalog.siteShards)) || {};
     var byProject = new Map(), ids = new Map();
     (doc[key] || []).forEach(function (s) {
-      if (path === s[2] || path.endsWith("/" + s[2])) {
+      if ((path === s[2] || path.endsWith("/" + s[2])) && (source === null || source.endsWith(s[5]))) {
         if (!byProject.has(s[0])) { byProject.set(s[0], new Set()); ids.set(s[0], []); }
         for (var i = s[3]; i <= s[4]; i++) byProject.get(s[0]).add(i);
         ids.get(s[0]).push(s[1]);
