@@ -31,7 +31,7 @@ from .export import encode_json
 from .catalogquery import FRAME, MAX_FRAMES, statement_head
 from .matchrules import exception_name
 from .catalog import Catalog, Entry, Project, load_catalog
-from .portable import analyse
+from .portable import analyse, js_source_fast
 from .routes import api_path
 
 PROBE_CHARS = 32  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
@@ -97,18 +97,22 @@ def _links(folder: Path) -> dict[str, list[str]]:
 
 def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str, Any]:
     d = entry.data
-    a = analyse(d["pattern"], backtracking=False)  # `errdex validate` checked the catalog's patterns (CAT005)
+    js, flags, specificity = js_source_fast(d["pattern"]), "u", d.get("specificity")
+    if js is None or not isinstance(specificity, int):  # a shape the harvest does not write: read it whole
+        a = analyse(d["pattern"], backtracking=False)  # `errdex validate` checked the catalog's patterns (CAT005)
+        js, flags = a.js_source, a.js_flags
+        specificity = specificity if isinstance(specificity, int) else a.specificity
     out: dict[str, Any] = {
         "id": entry.id,
-        "js": a.js_source,
+        "js": js,
         "template": d["template"],
-        "specificity": d["specificity"] if isinstance(d.get("specificity"), int) else a.specificity,
+        "specificity": specificity,
         "releases": [list(r) for r in entry.ranges],
         # [first, last, path, line], plus each stretch [first, last, line] when the statement moved in the range
         "sites": [[s.start, s.end, s.path, s.line] + ([[list(x) for x in s.stretches]] if s.stretches else []) for s in entry.sites],
     }
-    if a.js_flags != "u":
-        out["flags"] = a.js_flags
+    if flags != "u":
+        out["flags"] = flags
     pattern = d["pattern"]
     if pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$")):
         out["anchored"] = True
