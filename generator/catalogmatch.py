@@ -40,11 +40,11 @@ SITE_SHARDS = 1024
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def key_token(literal: str, shared: Counter) -> str:
+def key_token(literal: str, shared: Counter, tokens: set[str] | None = None) -> str:
     """The literal's key token: of its inner words (a non-word character on each side, within the literal), the
     one the fewest entries share (`shared`), then the longest, then the first in order; "" when it has none."""
     best = ""
-    for token in inner_tokens(literal):
+    for token in inner_tokens(literal) if tokens is None else tokens:
         if not best or (shared[token], -len(token), token) < (shared[best], -len(best), best):
             best = token
     return best
@@ -131,22 +131,24 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
 def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, Any]:
     """The index and every shard, as documents: {"index": ..., "m<n>": ..., "t<n>": ...}."""
     literals = {e.id: _literal(e) for e in catalog.entries()}
-    shared = Counter(t for lit, folded in literals.values() if not folded for t in inner_tokens(lit))
+    tokens = {lit: inner_tokens(lit) for lit, folded in literals.values() if not folded}
+    shared = Counter(t for lit, folded in literals.values() if not folded for t in tokens[lit])
     groups: list[dict[str, list[str]]] = [{} for _ in range(MESSAGE_SHARDS)]
     shards: dict[int, dict[str, list[dict[str, Any]]]] = {}
     sites: dict[int, dict[str, list[list[Any]]]] = {}
     for slug, project in sorted(catalog.projects.items()):
         for entry in project.entries:
             literal, folded = literals[entry.id]
-            token = "" if folded else key_token(literal, shared)
+            token = "" if folded else key_token(literal, shared, tokens[literal])
             n = shard_of(token, MESSAGE_SHARDS)
             groups[n].setdefault(token, []).append(literal)
             shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
             for s in entry.sites:
+                head = statement_head(s.statement)
                 for first, last, line in s.spans():  # the releases in which the statement is at each line
                     key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
                     sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append(
-                        [slug, entry.id, s.path, first, last, statement_head(s.statement)])
+                        [slug, entry.id, s.path, first, last, head])
     for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
         for key, items in shard.items():
             order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])

@@ -22,6 +22,12 @@ class FrameError(Exception):
     """A frame the builder rendered is not as expected (a theme change moved a marker)."""
 
 
+def nav_with_catalog(nav: list, lang: str) -> list:
+    """A config's nav with the catalog's home after the first section ("Browse")."""
+    at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and isinstance(next(iter(item.values())), list)), len(nav))
+    return nav[:at] + [{catalog_label("catalog", lang): "catalog/index.md"}] + nav[at:]
+
+
 def source_pages(view, lang: str) -> dict[str, str]:
     """The catalog's Markdown pages for one language's docs folder: its home, the entry view and the frames."""
     pages = {"catalog/index.md": view.overview_markdown(lang)}

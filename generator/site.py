@@ -27,7 +27,7 @@ from typing import IO
 import yaml
 from mkdocs.utils.meta import get_data
 
-from . import facts, render, routes, searchtext
+from . import facts, frames, render, routes, searchtext
 from .feeds import feed_files
 from .labels import LANGUAGE_NAMES
 from .model import Record
@@ -130,16 +130,6 @@ def _theme_config(lang: str) -> dict:
     }
 
 
-def _nav_with_catalog(lang: str) -> list:
-    """The config's nav with the catalog's home after "Browse" (only when the build has a catalog: a nav entry
-    for a missing page fails a strict build)."""
-    from .labels import catalog_label
-
-    nav = list(_config(CONFIGS[lang]).get("nav") or [])
-    at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and isinstance(next(iter(item.values())), list)), len(nav))
-    return nav[:at] + [{catalog_label("catalog", lang): "catalog/index.md"}] + nav[at:]
-
-
 def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, counts: dict, url: str, catalog: bool = False) -> Path:
     """A config that inherits the project's mkdocs config and points it at the build folders.
 
@@ -153,8 +143,8 @@ def _builder_config(work: Path, lang: str, docs_dir: Path, site_dir: Path, count
         "extra": {"errdex_counts": counts, "errdex": _theme_config(lang)},
         "site_url": url + lang_root(lang),
     }
-    if catalog:
-        cfg["nav"] = _nav_with_catalog(lang)
+    if catalog:  # the catalog's home in the nav (only then: a nav entry for a missing page fails a strict build)
+        cfg["nav"] = frames.nav_with_catalog(_config(CONFIGS[lang]).get("nav") or [], lang)
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=True), encoding="utf-8")
     return path
@@ -308,8 +298,9 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
-    from . import catalogsite, frames
+    from . import catalogsite
     from .catalog import bulk_load
+    from .catalogbuild import CatalogJobs
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
@@ -326,9 +317,11 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     base = urllib.parse.urlparse(url).path or "/"
     with bulk_load():
         view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
+    jobs = None
     if view is not None:
         progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "
                      f"{view.page_count():,} pages a language")
+        jobs = CatalogJobs(view, catalog_dir, base, LANGS)  # its files and pages, made beside what follows
     try:
         for lang in LANGS:
             docs = work / "src" / lang
@@ -345,25 +338,24 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
             running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url, view is not None), work, env)
             progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
         extra = {}
-        if view is not None:
-            from .catalogmatch import catalog_match_files
-
-            files = {**view.api_files(base), **catalog_match_files(catalog_dir, view.catalog)}
+        if jobs is not None:
+            files = jobs.api_files()
             extra = {"extra": files, "extra_paths": catalogsite.openapi_paths(files), "unlisted": catalogsite.UNLISTED}
         write_api(records, work / "api", base=base, **extra)
         progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))
-        catalog_pages = {lang: view.html_pages(lang) for lang in LANGS} if view is not None else {}
+        del extra
+        _wait_builders(running, progress)
+        for lang in LANGS if jobs is not None else ():
+            try:
+                progress.say(f"wrote {frames.fill_pages(sites[lang], jobs.html_pages(lang)):,} catalog pages ({lang})")
+            except frames.FrameError as exc:
+                raise BuildError(str(exc)) from None
     except BaseException:
         _stop(running)
         raise
-    _wait_builders(running, progress)
-    for lang, pages in catalog_pages.items():
-        try:
-            frames.fill_pages(sites[lang], pages)
-        except frames.FrameError as exc:
-            raise BuildError(str(exc)) from None
-        progress.say(f"wrote {len(pages):,} catalog pages ({lang})")
-    del catalog_pages
+    finally:
+        if jobs is not None:
+            jobs.close()
 
     site = work / "site"
     os.rename(sites["en"], site)
