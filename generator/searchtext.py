@@ -38,7 +38,7 @@ def _class(ranges: list[list[int]]) -> str:
 
 _HAN = re.compile(_class(RULES["han"]))
 _SPACE = re.compile(r"\s+")
-_TEXT = re.compile(r">([^<]+)<")
+_TEXT = re.compile(r">([^<]*" + _class(RULES["han"]) + r"[^<]*)<")  # text between tags that holds a Han character
 
 
 def spaced(text: str) -> str:
@@ -48,7 +48,7 @@ def spaced(text: str) -> str:
 
 def spaced_html(page: str) -> str:
     """An HTML page with the text between its tags spaced (attribute values and markup are left as they are)."""
-    return _TEXT.sub(lambda m: ">" + (f" {spaced(m.group(1))} " if _HAN.search(m.group(1)) else m.group(1)) + "<", page)
+    return _TEXT.sub(lambda m: f"> {spaced(m.group(1))} <", page)
 
 
 BODY_MARK = b"data-pagefind-body"
