@@ -35,8 +35,8 @@ from .portable import analyse, js_source_fast
 from .routes import api_path
 
 PROBE_CHARS = 32  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
-MESSAGE_SHARDS = 2048  # ~23 entries a shard: a paste's few messages cost a few kB each
-SITE_SHARDS = 1024
+MESSAGE_SHARDS = 4096  # ~11 entries a shard: a paste's few messages cost a few kB each
+SITE_SHARDS = 4096  # a traceback's frames fetch one small shard each
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
