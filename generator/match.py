@@ -125,6 +125,7 @@ class Matcher:
         self.specificity: list[int] = []
         self.anchored: list[bool] = []
         self.exception_names: list[str | None] = []
+        self.exception_bytes: list[bytes | None] = []
         self.always: list[int] = []
         self.full_literals: list[tuple[bytes, ...]] = []  # whole literals (the prefilter sees only their start)  # patterns without a literal: tried on every line (slow; the checks refuse them)
         literal_index: dict[str, int] = {}
@@ -143,6 +144,7 @@ class Matcher:
             self.full_literals.append(() if ignore_case else tuple(x.encode("utf-8") for x in literals))
             self.anchored.append(anchored)
             self.exception_names.append(exception_name(p.exception_class))
+            self.exception_bytes.append(None if self.exception_names[-1] is None else self.exception_names[-1].encode("utf-8"))
             if not literals:
                 self.always.append(index)
                 continue
@@ -279,24 +281,31 @@ class Matcher:
             candidates.update(self.literal_patterns[li])
         if not candidates:
             return
-        text = line.decode("utf-8", "replace")
-        limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+        # An ASCII line reads the same as bytes and as text: each pattern is tried on the bytes first (one call
+        # into RE2), and the line is decoded only for a hit that needs its text and values.
+        ascii_line, text, limit_chars = line.isascii(), None, None
         seen = self._seen
         for pi in sorted(candidates):
             full = self.full_literals[pi]
             if full and not any(x in line for x in full):
                 continue  # the line holds the start of a literal, not all of it
             compiled = self._compiled(pi)
-            if seen is not None and pi in seen and compiled:
-                name = self.exception_names[pi]
-                on_line = name is not None and name.encode("utf-8") in line
-                if seen[pi] or not on_line:  # a repeat rank only counts: match on the bytes, no text or values
-                    span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
-                    if span[0] < 0 or (limit is not None and span[0] >= limit):
-                        continue
-                    yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
+            if not compiled:
+                continue
+            if ascii_line:
+                span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
+                if span[0] < 0 or (limit is not None and span[0] >= limit):
                     continue
-            m = compiled.search(text) if compiled else None
+                if seen is not None and pi in seen:
+                    name = self.exception_bytes[pi]
+                    on_line = name is not None and name in line
+                    if seen[pi] or not on_line:  # a repeat rank only counts: no text or values
+                        yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
+                        continue
+            if text is None:
+                text = line.decode("utf-8", "replace")
+                limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+            m = compiled.search(text)
             if m is None or (limit_chars is not None and m.start() >= limit_chars):
                 continue
             s, e = m.span()
