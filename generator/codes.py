@@ -99,7 +99,7 @@ _ALL = [
     Code("CAT005", "catalog-unportable-pattern", "error", "the pattern must be in the subset RE2 and JavaScript share (generator/portable.py); fix the pattern generator in generator/harvest/templates.py"),
     Code("CAT006", "catalog-pattern-too-broad", "error", "a catalog pattern needs fixed text of 4 or more characters and must not match ordinary text; drop the entry or match a longer part of the template"),
     Code("CAT007", "catalog-not-canonical", "error", "write one entry per line as compact JSON with sorted keys, lines sorted by id, LF line ends (what `errdex harvest` writes)"),
-    Code("CAT008", "catalog-unknown-release", "error", "every version in releases, sites, first and last must be a release of the project in data/catalog/releases.json, ranges oldest to newest"),
+    Code("CAT008", "catalog-unknown-release", "error", "every version in releases, sites (and their lines), first and last must be a release of the project in data/catalog/releases.json, ranges oldest to newest; a site's lines start at its `from` and end with its `line`"),
     Code("CAT009", "catalog-pattern-misses-template", "error", "the pattern must find its own template (holes filled in); match a stable part of the template"),
     Code("CAT101", "catalog-site-not-found", "error", "re-extracting the release's file did not find the entry at the recorded path and line; re-harvest the project (`errdex harvest PROJECT`)"),
     Code("CAT102", "catalog-source-not-cached", "warning", "the release's source is not in the cache: run `errdex harvest PROJECT --releases VERSION` (or pass --cache) before verifying"),
