@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 # Code point ranges, inclusive. han: the CJK Unified Ideographs (with extensions A to F) and the compatibility
@@ -54,19 +55,20 @@ def spaced_html(page: str) -> str:
 BODY_MARK = b"data-pagefind-body"
 
 
-def write_shadow(site: Path, shadow: Path, roots: list[str]) -> int:
+def write_shadow(site: Path, shadow: Path, roots: list[str], select: Callable[[str], bool] | None = None) -> int:
     """Mirror the HTML pages of `site` into `shadow` for the indexer: pages under one of `roots` (language roots,
     e.g. "zh/") spaced, every other page linked (or copied) unchanged. Returns how many pages were spaced.
 
     When some page marks what to index (`data-pagefind-body`), the indexer reads only such pages, so only they
-    are mirrored: the thousands of catalog release pages are never parsed for nothing."""
+    are mirrored: the thousands of catalog release pages are never parsed for nothing. `select` (a page's path
+    relative to the site root -> bool) mirrors some pages only: one language's, for one indexer run."""
     count = 0
     pages = []
     for dirpath, _dirs, files in os.walk(site):
         here = Path(dirpath)
         rel_dir = here.relative_to(site).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        pages += [(here / name, rel_dir + name) for name in files if name.endswith(".html")]
+        pages += [(here / name, rel_dir + name) for name in files if name.endswith(".html") and (select is None or select(rel_dir + name))]
     marked = [(src, rel) for src, rel in pages if BODY_MARK in src.read_bytes()]
     for src, rel in sorted(marked or pages, key=lambda page: page[1]):
         dst = shadow / rel

@@ -27,7 +27,7 @@ from typing import IO
 import yaml
 from mkdocs.utils.meta import get_data
 
-from . import facts, frames, render, routes, searchtext
+from . import facts, frames, render, routes, searchindex, searchtext
 from .feeds import feed_files
 from .labels import LANGUAGE_NAMES
 from .model import Record
@@ -195,30 +195,6 @@ def _stop(running: dict[str, tuple[subprocess.Popen, IO[str]]]) -> None:
         log.close()
 
 
-def _start_pagefind(site: Path, work: Path, env: dict[str, str]) -> subprocess.Popen:
-    """Pagefind indexes a shadow copy of the pages in which Chinese is spaced (generator/searchtext.py) and writes
-    its index into the site."""
-    shadow = work / "index-shadow"
-    searchtext.write_shadow(site, shadow, [lang_root(lang) for lang in searchtext.SEGMENTED if lang in LANGS])
-    return subprocess.Popen(
-        [sys.executable, "-m", "pagefind", "--site", str(shadow), "--output-path", str((site / routes.SEARCH_ROOT).resolve()), "--silent"],
-        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-
-
-def _finish_pagefind(proc: subprocess.Popen, site: Path) -> None:
-    output, _ = proc.communicate()
-    if proc.returncode != 0:
-        raise BuildError(f"pagefind exited {proc.returncode}:\n{(output or '')[-4000:]}")
-    if not (site / routes.SEARCH_SCRIPT).is_file():
-        raise BuildError(f"pagefind wrote no {routes.SEARCH_SCRIPT}")
-    # Pagefind writes its language table in hash-map order, which changes from run to run: sort it so that
-    # two builds of the same data are byte-identical.
-    entry = site / routes.SEARCH_ROOT / "pagefind-entry.json"
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    entry.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-
-
 def _write_feeds(site: Path, records: list[Record], url: str, more: list[str]) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
     # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
@@ -378,12 +354,15 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         progress.say(f"wrote {n} alias redirects")
 
     progress.say("indexing with Pagefind, checking internal links meanwhile ...")
-    pagefind = _start_pagefind(site, work, env)
+    pagefind = searchindex.start(site, work, env)
     try:
         later: set[str] = set()
         broken = check_links(site, base, later)
     finally:
-        _finish_pagefind(pagefind, site)
+        try:
+            searchindex.finish(pagefind, site, work)
+        except searchindex.SearchIndexError as exc:
+            raise BuildError(str(exc)) from None
     broken += sorted(item.split("\0")[0] for item in later if not (site / item.split("\0")[1]).exists())
     if broken:
         shown = "\n  ".join(broken[:50])

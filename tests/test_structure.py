@@ -23,7 +23,7 @@ STAGES: list[set[str]] = [
     # where and how things are named on the site, in the API and by the matcher
     {"routes", "labels"},
     # models -> pages, API files, feeds, matches, the built site
-    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchindex", "matchout", "sitecheck", "site", "catalogsite", "frames", "catalogmatch", "catalogbuild"},
+    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchindex", "matchout", "sitecheck", "site", "catalogsite", "frames", "catalogmatch", "catalogbuild", "searchindex"},
     # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
     {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle", "matchcatalog"},
 ]
