@@ -76,6 +76,8 @@ class CatalogSite:
         from .catalog import load_catalog
 
         catalog = load_catalog(folder)
+        for slug in [s for s, p in catalog.projects.items() if not p.releases or not p.entries]:
+            del catalog.projects[slug]  # nothing to show: no release read, or no message
         if not catalog.projects:
             return None
         view = cls(catalog, {r.id: r for r in records}, repo_url)

@@ -181,3 +181,15 @@ def test_site_search_finds_a_catalog_message(browser, site, lang):
         assert "block table corrupted at slot" in link.inner_text()
         assert link.get_attribute("href").endswith(routes.catalog_page_url("catalog_module", "demo", "servekit.cache", lang=lang) + "#e-c9fb72e4f5596537")
         context.close()
+
+
+def test_a_project_without_releases_or_messages_gets_no_pages(tmp_path):
+    from generator.catalogsite import CatalogSite
+
+    shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
+    (tmp_path / "catalog" / "empty.jsonl").write_text("", encoding="utf-8")
+    view = CatalogSite.load(tmp_path / "catalog", [], None)
+    assert sorted(view.catalog.projects) == ["demo"]
+    assert all(url.startswith("catalog/demo/") for url in view.html_pages("en"))
+    (tmp_path / "catalog" / "demo.jsonl").write_text("", encoding="utf-8")
+    assert CatalogSite.load(tmp_path / "catalog", [], None) is None  # no message at all: a site without the catalog
