@@ -1,5 +1,5 @@
 """Benchmark: how many real pasted errors `errdex match` recognises (run on demand:
-`.venv/bin/python -m bench.realworld [--format text|json] [--index MATCH_JSON] [--top N]`).
+`.venv/bin/python -m bench.realworld [--format text|json] [--index MATCH_JSON] [--top N] [--catalog]`).
 
 The cases are error lines users posted in public GitHub issue threads of the serving stacks, each with up to 15
 lines of the log or traceback posted just before it (bench/realworld/cases.jsonl; bench/realworld/README.md says
@@ -131,7 +131,32 @@ def format_text(s: dict) -> str:
     out.append(f"misses ({len(s['misses'])}):")
     for m in s["misses"]:
         out.append(f"  {m['id']}  [{m['family']}]  {m['line']}")
+    if "catalog" in s:
+        c = s["catalog"]
+        out += ["", f"catalog ({c['entries']} entries): {c['cases_with_entry']} of {s['cases']} error lines hold a catalog message; "
+                    f"{len(c['misses_with_entry'])} of the {c['misses']} misses do (raise site and releases, no guide yet):"]
+        out += [f"  {m['id']}  {', '.join(m['entries'])}" for m in c["misses_with_entry"]]
     return "\n".join(out) + "\n"
+
+
+def catalog_lines(cases: list[dict], outcomes: list[dict], folder: Path) -> dict:
+    """With --catalog: the cases whose error line holds a catalog message (data/catalog), overall and among the
+    records' misses: for those a user learns the raise site and the releases, though no guide yet."""
+    from generator.catalog import load_catalog
+    from generator.match import Matcher
+    from generator.mcp.knowledge import catalog_pattern
+
+    catalog = load_catalog(folder)
+    matcher = Matcher([catalog_pattern(slug, e.data) for slug, project in catalog.projects.items() for e in project.entries])
+    found: dict[str, list[str]] = {}
+    for case in cases:
+        text, err_line = paste(case)
+        ids = sorted({matcher.patterns[h.pattern].id for h in matcher.scan_text(text) if h.line == err_line})
+        if ids:
+            found[case["id"]] = ids
+    missed = [o for o in outcomes if not o["hit"]]
+    return {"entries": len(matcher.patterns), "cases_with_entry": len(found), "misses": len(missed),
+            "misses_with_entry": [{"id": o["id"], "entries": found[o["id"]][:3]} for o in missed if o["id"] in found]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,10 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA, help="the records folder (default: data/errors)")
     ap.add_argument("--cases", type=Path, default=CASES, help="the cases file (default: bench/realworld/cases.jsonl)")
     ap.add_argument("--top", type=int, default=3, metavar="N", help="a hit must be among the N best results (default: 3)")
+    ap.add_argument("--catalog", type=Path, nargs="?", const=ROOT / "data/catalog", default=None, metavar="FOLDER",
+                    help="also count the error lines that hold a catalog message (default folder: data/catalog)")
     args = ap.parse_args(argv)
     cases = load_cases(args.cases)
     patterns = load_patterns(args.index, args.data)
-    summary = summarise(evaluate(cases, patterns, args.top), args.top, len(patterns))
+    outcomes = evaluate(cases, patterns, args.top)
+    summary = summarise(outcomes, args.top, len(patterns))
+    if args.catalog is not None:
+        summary["catalog"] = catalog_lines(cases, outcomes, args.catalog)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     else:
