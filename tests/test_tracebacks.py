@@ -140,6 +140,17 @@ def _ranges(releases: list[list[str]], lang: str) -> str:
     return ", ".join(a if a == b else f"{a}{to}{b}" for a, b in releases)
 
 
+def _paste(page, url: str, text: str) -> str:
+    """Open the paste page at `url`, paste `text`, and return what the matcher shows once it is done."""
+    page.goto(url)
+    page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=30000)
+    page.fill("[data-errdex-matcher] textarea", text)
+    page.wait_for_function(
+        "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+        arg=len(text), timeout=30000)
+    return page.locator("[data-errdex-matcher]").inner_text()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_paste_page_gives_the_raise_site_and_the_releases(browser, real_url, stack):
@@ -149,13 +160,7 @@ def test_the_paste_page_gives_the_raise_site_and_the_releases(browser, real_url,
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(real_url + "match/")
-        page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=30000)
-        page.fill("[data-errdex-matcher] textarea", text)
-        page.wait_for_function(
-            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
-            arg=len(text), timeout=30000)
-        shown = page.locator("[data-errdex-matcher]").inner_text()
+        shown = _paste(page, real_url + "match/", text)
         path, line = case["site"].rsplit(":", 1)
         assert f"{path}:{line}" in shown, shown[:2000]
         assert _ranges(case["releases"], "en") in shown
@@ -175,14 +180,7 @@ def test_the_version_box_changes_the_answer_on_a_real_entry(browser, real_url):
     try:
         scores = {}
         for version in ("transformers==4.44.1", "transformers==4.40.0"):
-            page.goto(real_url + "match/?version=" + version)
-            page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=30000)
-            page.fill("[data-errdex-matcher] textarea", text)
-            page.wait_for_function(
-                "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
-                arg=len(text), timeout=30000)
-            shown = page.locator("[data-errdex-matcher]").inner_text()
-            scores[version] = shown
+            scores[version] = _paste(page, real_url + "match/?version=" + version, text)
         assert "4.44.1" in scores["transformers==4.44.1"] and "+10" in scores["transformers==4.44.1"]
         assert "−30" in scores["transformers==4.40.0"] or "-30" in scores["transformers==4.40.0"]
     finally:
