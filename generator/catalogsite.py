@@ -19,7 +19,9 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from . import routes
@@ -90,24 +92,25 @@ class CatalogSite:
         for slug, project in catalog.projects.items():
             by_module: dict[str, list[Entry]] = {}
             for entry in project.entries:
-                site = _newest(entry)
-                by_module.setdefault(module_of(site.path) if site else "(top level)", []).append(entry)
+                by_module.setdefault(view.entry_module(entry), []).append(entry)
             view.modules[slug] = dict(sorted(by_module.items()))
             view.changes[slug] = release_changes(project)
         return view
 
-    def entry_module(self, project: Project, entry: Entry) -> str:
+    def entry_module(self, entry: Entry) -> str:
         site = _newest(entry)
         return module_of(site.path) if site else "(top level)"
+
+    def counts(self, entries: list[Entry]) -> tuple[int, int]:
+        """How many of `entries` are user-facing, and how many a record explains."""
+        return sum(e.data.get("tier") == "user" for e in entries), sum(e.id in self.guides for e in entries)
 
     # -- ranges in words -------------------------------------------------------------------------------------
     def ranges(self, project: Project, entry: Entry, lang: str) -> str:
         names = project.releases
         text = ", ".join(names[a] if a == b else catalog_label("to", lang, a=names[a], b=names[b]) for a, b in entry.ranges)
-        last = max((b for _, b in entry.ranges), default=len(names) - 1)
-        if last < len(names) - 1:
-            text += "; " + catalog_label("gone_since", lang, release=names[last + 1])
-        return text
+        gone = self.gone_since(project, entry)
+        return text + "; " + catalog_label("gone_since", lang, release=gone) if gone else text
 
     def gone_since(self, project: Project, entry: Entry) -> str | None:
         last = max((b for _, b in entry.ranges), default=len(project.releases) - 1)
@@ -124,11 +127,10 @@ class CatalogSite:
         projects = []
         for slug, project in sorted(self.catalog.projects.items()):
             files.update(self._project_files(project, base))
+            user, guided = self.counts(project.entries)
             projects.append({
                 "project": slug, "package": project.package, "repository": project.repository,
-                "releases": project.releases, "entries": len(project.entries),
-                "user": sum(e.data.get("tier") == "user" for e in project.entries),
-                "guided": sum(e.id in self.guides for e in project.entries),
+                "releases": project.releases, "entries": len(project.entries), "user": user, "guided": guided,
                 "modules": len(self.modules[slug]),
                 "links": {"json": routes.api_url("catalog_project", base=base, project=slug),
                           "html": base + routes.catalog_page_url("catalog_project", slug, lang="en"),
@@ -146,7 +148,7 @@ class CatalogSite:
             if link:
                 site["url"] = link
             doc["sites"].append(site)
-        doc["module"] = self.entry_module(project, entry)
+        doc["module"] = self.entry_module(entry)
         doc["gone_since"] = self.gone_since(project, entry)
         doc["guides"] = [{"id": rid, "title": self.records[rid].error.message,
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
@@ -176,14 +178,14 @@ class CatalogSite:
             files[routes.api_path("catalog_entry", entry.id.split("/", 1)[1], project=slug)] = body
             entries.append({k: v for k, v in {
                 "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
-                "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(project, entry),
+                "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(entry),
                 "releases": [[project.releases[a], project.releases[b]] for a, b in entry.ranges],
                 "site": {"path": site.path, "line": site.line, "release": project.releases[site.end]} if site else None,
                 "guides": self.guides.get(entry.id) or None,
                 "sha256": hashlib.sha256(body).hexdigest(),
             }.items() if v is not None})
-        modules = [{"module": m, "key": module_key(m), "entries": len(es), "user": sum(e.data.get("tier") == "user" for e in es),
-                    "guided": sum(e.id in self.guides for e in es)} for m, es in self.modules[slug].items()]
+        modules = [{"module": m, "key": module_key(m), "entries": len(es), **dict(zip(("user", "guided"), self.counts(es)))}
+                   for m, es in self.modules[slug].items()]
         files[routes.api_path("catalog_project", project=slug)] = _encode({
             "project": slug, "package": project.package, "repository": project.repository, "releases": project.releases,
             "modules": modules, "entries": entries})
@@ -199,28 +201,22 @@ class CatalogSite:
         return files
 
     # -- pages -----------------------------------------------------------------------------------------------
-    def page_count(self) -> int:
-        return sum(1 + len(self.modules[s]) + len(self.changes[s]) for s in self.catalog.projects)
+    def _framed(self) -> Iterator[tuple[str, Callable[[str], tuple[str, str, str]]]]:
+        """Every framed page: its URL (relative to a language root) and what renders it in a language."""
+        for slug, project in sorted(self.catalog.projects.items()):
+            yield routes.catalog_page_url("catalog_project", slug), partial(self._project_page, project)
+            for module, entries in self.modules[slug].items():
+                yield routes.catalog_page_url("catalog_module", slug, module_key(module)), partial(self._module_page, project, module, entries)
+            for i, ch in enumerate(self.changes[slug]):
+                yield routes.catalog_page_url("catalog_release", slug, project.releases[ch.after]), partial(self._release_page, project, i)
 
     def page_urls(self) -> list[str]:
-        """The framed pages' URLs (relative to a language root), as html_pages names them, without rendering."""
-        out = []
-        for slug, project in sorted(self.catalog.projects.items()):
-            out.append(routes.catalog_page_url("catalog_project", slug))
-            out += [routes.catalog_page_url("catalog_module", slug, module_key(m)) for m in self.modules[slug]]
-            out += [routes.catalog_page_url("catalog_release", slug, project.releases[ch.after]) for ch in self.changes[slug]]
-        return out
+        """The framed pages' URLs (relative to a language root), without rendering them."""
+        return [url for url, _ in self._framed()]
 
     def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
         """URL (relative to the language root) -> (title, description, body HTML) of every framed page."""
-        out: dict[str, tuple[str, str, str]] = {}
-        for slug, project in sorted(self.catalog.projects.items()):
-            out[routes.catalog_page_url("catalog_project", slug)] = self._project_page(project, lang)
-            for module, entries in self.modules[slug].items():
-                out[routes.catalog_page_url("catalog_module", slug, module_key(module))] = self._module_page(project, module, entries, lang)
-            for i, ch in enumerate(self.changes[slug]):
-                out[routes.catalog_page_url("catalog_release", slug, project.releases[ch.after])] = self._release_page(project, i, lang)
-        return out
+        return {url: render(lang) for url, render in self._framed()}
 
     def _link(self, here: str, there: str, text: str) -> str:
         return f'<a href="{html.escape(routes.relative(here, there))}">{html.escape(text)}</a>'
@@ -228,17 +224,16 @@ class CatalogSite:
     def _project_page(self, project: Project, lang: str) -> tuple[str, str, str]:
         slug, L = project.slug, lambda k, **v: catalog_label(k, lang, **v)
         here = routes.catalog_page_url("catalog_project", slug)
-        n, user = len(project.entries), sum(e.data.get("tier") == "user" for e in project.entries)
-        guided = sum(e.id in self.guides for e in project.entries)
-        intro = L("project_intro", n=f"{n:,}", count=str(len(project.releases)), first=project.releases[0],
+        user, guided = self.counts(project.entries)
+        intro = L("project_intro", n=f"{len(project.entries):,}", count=str(len(project.releases)), first=project.releases[0],
                   last=project.releases[-1], user=f"{user:,}", guided=str(guided))
         parts = [f"<p>{html.escape(intro)}</p>", f"<p>{self._link(here, routes.CATALOG_PAGES['catalog'], L('all_projects'))}</p>"]
         parts.append(f'<h2 id="modules">{L("modules")}</h2><table><thead><tr><th>{L("module")}</th><th>{L("messages")}</th>'
                      f'<th>{L("user_facing")}</th><th>{L("with_guide")}</th></tr></thead><tbody>')
         for module, entries in self.modules[slug].items():
             there = routes.catalog_page_url("catalog_module", slug, module_key(module))
-            parts.append(f"<tr><td>{self._link(here, there, module)}</td><td>{len(entries)}</td>"
-                         f"<td>{sum(e.data.get('tier') == 'user' for e in entries)}</td><td>{sum(e.id in self.guides for e in entries)}</td></tr>")
+            user, guided = self.counts(entries)
+            parts.append(f"<tr><td>{self._link(here, there, module)}</td><td>{len(entries)}</td><td>{user}</td><td>{guided}</td></tr>")
         parts.append("</tbody></table>")
         parts.append(f'<h2 id="releases">{L("releases")}</h2><table><thead><tr><th>{L("release")}</th><th>{L("added")}</th>'
                      f'<th>{L("removed")}</th><th>{L("reworded")}</th></tr></thead><tbody>')
@@ -318,8 +313,8 @@ class CatalogSite:
         rows = [f"| {L('project')} | {L('harvested')} | {L('messages')} | {L('user_facing')} | {L('with_guide')} |", "|---|---|---|---|---|"]
         for slug, p in projects:
             url = routes.relative(routes.CATALOG_PAGES["catalog"], routes.catalog_page_url("catalog_project", slug))
-            rows.append(f"| [{slug}]({url}) | {len(p.releases)} ({p.releases[0]} – {p.releases[-1]}) | {len(p.entries):,} | "
-                        f"{sum(e.data.get('tier') == 'user' for e in p.entries):,} | {sum(e.id in self.guides for e in p.entries)} |")
+            user, guided = self.counts(p.entries)
+            rows.append(f"| [{slug}]({url}) | {len(p.releases)} ({p.releases[0]} – {p.releases[-1]}) | {len(p.entries):,} | {user:,} | {guided} |")
         intro = L("catalog_intro", n=str(len(projects)), releases=str(total))
         return f"---\ntitle: {json.dumps(L('catalog'), ensure_ascii=False)}\ndescription: {json.dumps(intro, ensure_ascii=False)}\n---\n\n# {L('catalog')}\n\n{intro}\n\n" + "\n".join(rows) + "\n"
 

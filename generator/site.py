@@ -296,7 +296,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     jobs = None
     if view is not None:
         progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "
-                     f"{view.page_count():,} pages a language")
+                     f"{len(view.page_urls()):,} pages a language")
         jobs = CatalogJobs(view, catalog_dir, base, LANGS)  # its files and pages, made beside what follows
     try:
         for lang in LANGS:
