@@ -162,9 +162,12 @@ class CatalogSite:
         return {k: v for k, v in doc.items() if v is not None}
 
     def _brief(self, project: Project, entry: Entry, at: int) -> dict:
-        sites = entry.sites_at(at) or ([_newest(entry)] if entry.sites else [])
+        """An entry in a release's changes: where release `at` raises it (the newest site when it does not)."""
+        sites = entry.sites_at(at)
+        site, index = (sites[0], at) if sites else (_newest(entry), None)
+        where = {"path": site.path, "line": site.line if index is None else site.line_at(index)} if site else None
         out = {"id": entry.id, "template": entry.data["template"], "exception": entry.data.get("exception"),
-               "tier": entry.data.get("tier"), "site": {"path": sites[0].path, "line": sites[0].line} if sites else None}
+               "tier": entry.data.get("tier"), "site": where}
         return {k: v for k, v in out.items() if v is not None}
 
     def _project_files(self, project: Project, base: str) -> dict[str, bytes]:

@@ -193,3 +193,17 @@ def test_a_project_without_releases_or_messages_gets_no_pages(tmp_path):
     assert all(url.startswith("catalog/demo/") for url in view.html_pages("en"))
     (tmp_path / "catalog" / "demo.jsonl").write_text("", encoding="utf-8")
     assert CatalogSite.load(tmp_path / "catalog", [], None) is None  # no message at all: a site without the catalog
+
+
+def test_a_releases_changes_give_the_line_in_that_release(tmp_path):
+    from generator.catalogsite import CatalogSite
+
+    shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
+    moving = "demo/3333333333333333"  # added in 0.2.0 at line 50; its statement moves to line 52 in 0.3.0
+    with (tmp_path / "catalog" / "demo.jsonl").open("a", encoding="utf-8") as f:
+        f.write(_entry(moving, "Adapter {} is not loaded", [["0.2.0", "0.3.0"]], [
+            {"from": "0.2.0", "to": "0.3.0", "path": "servekit/lora.py", "line": 52, "statement": "raise ValueError(...)",
+             "lines": [["0.2.0", 50], ["0.3.0", 52]]}]))
+    files = CatalogSite.load(tmp_path / "catalog", [], None).api_files("/")
+    added = json.loads(files[routes.api_path("catalog_changes", "0.2.0", project="demo")])["added"]
+    assert {e["id"]: e["site"]["line"] for e in added}[moving] == 50
