@@ -9,6 +9,7 @@ from pathlib import Path
 from . import __version__
 from .findings import FORMATTERS
 from .load import DATA_ROOT
+from .terminal import Escaping, shown
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="convert ErrLookup or deadends.dev records into errdex records")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSON (a record, an envelope or a list) or NDJSON")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
-    p.add_argument("--force", action="store_true", help="overwrite records that already exist")
+    p.add_argument("--force", action="store_true", help="re-import: merge an entry into the record imported from it before (only adds; no record is ever replaced)")
     p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose names tell no known project")
     p.add_argument("--no-merge", action="store_true", help="write a separate record even where one of the same error exists")
     p.set_defaults(func=cmd_import)
@@ -63,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="read OWNER/NAME from a local git checkout or mirror (repeatable)")
     p.add_argument("--online", action="store_true", help="fetch files from the raw-file host (off by default: nothing is fetched unless asked)")
     p.add_argument("--base-url", default=None, help="raw-file host, files at BASE/OWNER/NAME/COMMIT/PATH (default: https://raw.githubusercontent.com)")
-    p.add_argument("--release", action="store_true", help="check each snippet in the release artifact its record names (source.release), fetched with pip and kept in the cache")
+    p.add_argument("--release", action="store_true", help="check each snippet in the release artifact its record names (source.release): the exact file the package index lists, sha256-checked, read as an archive (nothing in it is run), kept in the cache")
     p.add_argument("--find-links", action="append", default=[], type=Path, metavar="DIR", help="with --release: take artifacts from this folder only, offline (repeatable)")
     p.add_argument("--cache", type=Path, default=None, metavar="DIR", help="with --release or --catalog: the cache of artifacts and harvested sources (default: $ERRDEX_CACHE or ~/.cache/errdex)")
     p.add_argument("--format", choices=sorted(FORMATTERS), default="text")
@@ -128,11 +129,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     missing = [str(p) for p in args.paths if not p.exists() and not p.is_symlink()]
     if missing:
-        sys.stderr.write(f"errdex validate: no such file or folder: {', '.join(missing)}\n")
+        sys.stderr.write(f"errdex validate: no such file or folder: {shown(', '.join(missing))}\n")
         return 2
     catalogs = [p for p in args.paths if is_catalog_path(p)]
     record_paths = [p for p in args.paths if not is_catalog_path(p)]
-    if not args.paths and (CATALOG_ROOT / "releases.json").is_file():
+    if not args.paths and is_catalog_path(CATALOG_ROOT):
         catalogs = [CATALOG_ROOT]
     result = check(record_paths or None, args.root, args.strict, models=False) if record_paths or not args.paths else None
     if result is None:
@@ -156,7 +157,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         try:
             before = names_at(args.base, args.root)
         except HistoryError as exc:
-            sys.stderr.write(f"errdex validate: cannot read the records at {args.base}: {exc}\n")
+            sys.stderr.write(f"errdex validate: cannot read the records at {shown(args.base)}: {shown(exc)}\n")
             return 2
         result.findings = sorted(result.findings + removed_names(before, result.raws, args.root))
     sys.stdout.write(FORMATTERS[args.format](result.findings, result.file_count))
@@ -170,7 +171,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     result = check([args.data], args.data, args.strict)
     if result.failed:
         sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
-        sys.stderr.write(f"build stopped: {args.out}/ was left as it was\n")
+        sys.stderr.write(f"build stopped: {shown(args.out)}/ was left as it was\n")
         return 1
     return build_site(result.records, args.out, quiet=args.quiet, catalog=None if args.no_catalog else args.data.parent / "catalog")
 
@@ -179,7 +180,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import serve
 
     if not (args.dir / "index.html").is_file():
-        sys.stderr.write(f"{args.dir}/ holds no built site; run `errdex build` first\n")
+        sys.stderr.write(f"{shown(args.dir)}/ holds no built site; run `errdex build` first\n")
         return 1
     serve(args.dir, args.host, args.port)
     return 0
@@ -190,9 +191,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     try:
         path = new_record(args.id, args.root, args.from_catalog, args.catalog)
     except NewRecordError as exc:
-        sys.stderr.write(f"errdex new: {exc}\n")
+        sys.stderr.write(f"errdex new: {shown(exc)}\n")
         return 1
-    print(f"wrote {path}\nnext: fill it in (uncomment the '#:' examples and make them true), then run: errdex validate {path}")
+    print(f"wrote {shown(path)}\nnext: fill it in (uncomment the '#:' examples and make them true), then run: errdex validate {shown(path)}")
     return 0
 
 
@@ -209,26 +210,26 @@ def cmd_import(args: argparse.Namespace) -> int:
             failures.append(str(exc))
     if failures:
         for failure in failures:
-            sys.stderr.write(f"errdex import: {failure}\n")
+            sys.stderr.write(f"errdex import: {shown(failure)}\n")
         sys.stderr.write("errdex import: nothing was written\n")
         return 1
     written, refused, merged = write_records(imported, args.root, args.force, merge_into=not args.no_merge)
     for item in sorted(imported, key=lambda i: (i.id, i.source)):
         for note in item.notes:
-            print(f"note: {note}")
+            print(f"note: {shown(note)}")
     for line in merged:
-        print(f"merged: {line}")
+        print(f"merged: {shown(line)}")
     for refusal in refused:
-        sys.stderr.write(f"errdex import: {refusal}\n")
+        sys.stderr.write(f"errdex import: {shown(refusal)}\n")
     for path in written:
-        print(f"wrote {path}")
+        print(f"wrote {shown(path)}")
     print(f"{len(imported)} record(s) read, {len(merged)} merged, {len(written)} file(s) written, {len(refused)} refused")
     # The records written go through the usual checks; what a source lacks (Chinese, examples) is only a warning.
     result = check([args.root], args.root)
     mine = [p.as_posix() for p in written]
-    shown = [f for f in result.findings if any(f.path.endswith(p) or p in f.message for p in mine)]
-    sys.stdout.write(FORMATTERS["text"](shown, len(written)))
-    return 1 if refused or fails(shown, strict=False) else 0
+    listed = [f for f in result.findings if any(f.path.endswith(p) or p in f.message for p in mine)]
+    sys.stdout.write(FORMATTERS["text"](listed, len(written)))
+    return 1 if refused or fails(listed, strict=False) else 0
 
 
 def cmd_mark_translated(args: argparse.Namespace) -> int:
@@ -245,9 +246,9 @@ def cmd_mark_translated(args: argparse.Namespace) -> int:
         try:
             count = mark_record(raw, path, args.root if inside_or_below(path, args.root) else None)
         except UnsafePath as exc:
-            sys.stderr.write(f"errdex mark-translated: {exc}\n")
+            sys.stderr.write(f"errdex mark-translated: {shown(exc)}\n")
             return 1
-        print(f"marked {count} translated texts in {raw.path}")
+        print(f"marked {count} translated texts in {shown(raw.path)}")
     return 0
 
 
@@ -328,7 +329,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     found = match_patterns(args.data, args.index, sys.stderr)
     if isinstance(found, str):
-        sys.stderr.write(f"errdex match: {found}\n")
+        sys.stderr.write(f"errdex match: {shown(found)}\n")
         return 2
     patterns, rules, site_url = found
     if site_url:  # links that open from a terminal: absolute, at the published site
@@ -345,10 +346,10 @@ def cmd_match(args: argparse.Namespace) -> int:
             with open(args.file, "rb") as stream:
                 results = matcher.find(stream)
     except OSError as exc:
-        sys.stderr.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
+        sys.stderr.write(f"errdex match: cannot read {shown(source)}: {shown(exc.strerror or exc)}\n")
         return 2
     for pid, why in matcher.skipped:
-        sys.stderr.write(f"errdex match: skipped {pid}: {why}\n")
+        sys.stderr.write(f"errdex match: skipped {shown(pid)}: {shown(why)}\n")
     sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
     return 0 if results else 1
 
@@ -363,7 +364,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
         return 1
     out = write_bundle(result.records, args.data, args.out or checkout.BUNDLED_MATCH)
-    sys.stdout.write(f"wrote the match data of {len(result.records)} records to {out}\n")
+    sys.stdout.write(f"wrote the match data of {len(result.records)} records to {shown(out)}\n")
     return 0
 
 
@@ -380,21 +381,33 @@ def cmd_schema(args: argparse.Namespace) -> int:
         SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)
         SCHEMA_PATH.write_text(schema_text(), encoding="utf-8")
         print(f"wrote {SCHEMA_PATH}")
+        from .checks.catalogschema import write_schemas
+
+        for path in write_schemas():
+            print(f"wrote {path}")
     else:
         sys.stdout.write(schema_text())
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 findings/failure, 2 usage)."""
-    parser = _parser()
+    """Run the CLI; returns the exit code (0 ok, 1 findings/failure, 2 usage).
+
+    What a command prints goes through `Escaping` (generator/terminal.py): no text from data can steer the
+    terminal, whichever line prints it. `errdex mcp` speaks its protocol on stdout, so only its stderr is."""
+    saved = sys.stdout, sys.stderr
+    sys.stderr = Escaping(sys.stderr)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        if args.command != "mcp":
+            sys.stdout = Escaping(sys.stdout)
         return args.func(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = saved

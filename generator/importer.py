@@ -9,19 +9,24 @@ cannot be placed is reported by name, never dropped silently. Same input, same o
 
 from __future__ import annotations
 
+import bisect
+import copy
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from . import safefs
 from .importbase import ORDER, ImportFailure, Imported, cut, ordered
-from .importmerge import alike, matcher, merge, same_error
+from .importmerge import alike, matcher, merge, mergeable, same_error
 from .importshapes import convert_deadends, convert_errlookup
 from .load import load_records
-from .translations import marked_text
+from .translations import HEADER, marked_text
 from .model import ID_PATTERN
-from .yamlout import dump_record
+from .yamlout import MODELINE, dump_record
 
 __all__ = ["ImportFailure", "Imported", "convert_file", "write_records"]
 
@@ -121,15 +126,68 @@ def _stem(legacy: str | None) -> str:
     return "/".join(legacy.split("/")[:2]) + "/" if legacy and legacy.count("/") == 2 else ""
 
 
+def _head(text: str) -> tuple[str, str]:
+    """(the comment lines a record file starts with, its modeline left out; the rest of the file)."""
+    lines = text.splitlines(keepends=True)
+    n = next((i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")), len(lines))
+    return "".join(line for line in lines[:n] if line.startswith("#") and not line.startswith(MODELINE[:24])), "".join(lines[n:])
+
+
+def _scalar_spans(node: yaml.Node) -> list[tuple[int, int]]:
+    """(start, end) character offsets of every scalar under `node`, sorted."""
+    spans, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            spans.append((node.start_mark.index, node.end_mark.index))
+        elif isinstance(node, yaml.MappingNode):
+            stack += [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return sorted(spans)
+
+
+def _comment_free(text: str) -> bool:
+    """Whether a record file holds no comment but those it starts with (a merge keeps them) and mark-translated's
+    (a merge writes it again). A merge writes the file anew from its data, which keeps every value but no other
+    comment, so a file with one is merged by hand instead."""
+    body = _head(text)[1].replace(HEADER, "zh_fingerprints:\n")
+    if "#" not in body:
+        return True
+    try:
+        spans = _scalar_spans(yaml.compose(body, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return False
+    # A `#` outside every scalar is a comment (the loader refuses the tags and anchors that could hold one).
+    starts = [a for a, _ in spans]
+    for at in (i for i, c in enumerate(body) if c == "#"):
+        k = bisect.bisect_right(starts, at) - 1
+        if k < 0 or not at < spans[k][1]:
+            return False
+    return True
+
+
+def _refusal(item: Imported, path: Path, again: bool) -> str:
+    if again:
+        return f"{item.source}: {path} was imported from this entry before (use --force to merge what it brings new into it)"
+    return (f"{item.source}: {path} already exists and holds another error (its pattern does not find this message); "
+            "an import never replaces a record: nothing was written for this entry (merge it by hand, or give it another slug)")
+
+
 def write_records(imported: list[Imported], root: Path, force: bool, merge_into: bool = True) -> tuple[list[Path], list[str], list[str]]:
-    """Merge each record into the record of the same error (unless `merge_into` is off), else write it to
-    root/<id>.yaml; an existing file of that id is kept unless `force`. Returns written paths, refusals and the
-    merge report."""
-    existing = {r.data["id"]: r.data for r in load_records([root], root)[0] if isinstance(r.data.get("id"), str)} if root.is_dir() else {}
+    """Merge each record into the record of the same error (unless `merge_into` is off), else write it to a new
+    file root/<id>.yaml. An existing record is never replaced, nor any of its values changed or removed: a merge
+    only adds (generator/importmerge.py), and an entry whose id another error has is refused. `force` merges an
+    entry into the record that was imported from it before. Returns written paths, refusals and the merge report."""
+    loaded = load_records([root], root)[0] if root.is_dir() else []
+    existing = {r.data["id"]: r.data for r in loaded if isinstance(r.data.get("id"), str)}
+    texts = {r.data["id"]: r.text for r in loaded if isinstance(r.data.get("id"), str)}
+    files = {r.data["id"]: Path(r.file) for r in loaded if isinstance(r.data.get("id"), str)}
     existing_keys = {rid: list(data) for rid, data in existing.items()}
     # Records whose pattern a person wrote or checked: not an import left as it came (ai_generated, with an origin).
     reviewed = {rid for rid, data in existing.items() if not (isinstance(p := data.get("provenance"), dict) and p.get("origin") and p.get("verification_tier") == "ai_generated")}
     pool: dict[str, dict[str, Any]] = dict(existing)
+    as_read = {rid: copy.deepcopy(data) for rid, data in existing.items()}
     names = {name: rid for rid, data in pool.items() for name in [rid, *(a for a in data.get("aliases") or [] if isinstance(a, str))]}
     changed: set[str] = set()
     refused, report = [], []
@@ -138,8 +196,12 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
         _examples_from_variants(item)
         target, maybe = same_error(item, pool, reviewed) if merge_into else (None, [])
         again = item.id in existing and ((existing[item.id].get("provenance") or {}).get("origin") or {}).get("id") == item.legacy
-        if again:
-            target = None  # the same entry imported before: a re-import, which --force overwrites
+        if again:  # the entry this record was imported from: --force merges what it brings new, never replaces
+            target = item.id if force and mergeable(pool[item.id]) else None
+        if target is not None and target in texts and not _comment_free(texts[target]):
+            refused.append(f"{item.source}: {files[target]} is the same error but holds comments, which a merge "
+                           "would not keep: nothing was written for this entry (merge it by hand)")
+            continue
         if target is not None:
             notes = merge(pool[target], item, set(names))
             for name in (item.legacy, item.id):
@@ -156,16 +218,20 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
                                   "merged (another project, or patterns of the source alone): linked as related.confused_with; review it")
             else:
                 item.notes.append(f"{item.source}: its pattern finds an example of {other}: possibly the same error; not merged, review it")
-        if item.id in pool and item.alternative and not again and not (force and item.id in existing):
+        if item.id in pool and item.alternative and not again:
             item.record["id"] = cut(item.alternative, 80)
         if not re.fullmatch(ID_PATTERN, item.id):
             refused.append(f"{item.source}: derived id {item.id!r} is not a valid id")
             continue
-        if item.id in pool and item.id not in existing:
-            refused.append(f"{item.source}: another entry in this import already has the id {item.id!r}")
+        if item.id in existing:
+            refused.append(_refusal(item, root / (item.id + ".yaml"), again))
             continue
-        if item.id in existing and not force:
-            refused.append(f"{item.source}: {root / (item.id + '.yaml')} already exists (use --force to overwrite it)")
+        if os.path.lexists(root / f"{item.id}.yaml"):  # a file that does not load (or names another id) is kept too
+            refused.append(f"{item.source}: {root / (item.id + '.yaml')} already exists (it does not load as the record "
+                           f"{item.id!r}); an import never replaces a file: nothing was written for this entry")
+            continue
+        if item.id in pool:
+            refused.append(f"{item.source}: another entry in this import already has the id {item.id!r}")
             continue
         pool[item.id] = item.record
         names[item.id] = item.id
@@ -178,13 +244,19 @@ def write_records(imported: list[Imported], root: Path, force: bool, merge_into:
             _resolve_links(item, names)
     written = []
     for rid in sorted(changed):
-        path = root / f"{rid}.yaml"
+        if rid in as_read and pool[rid] == as_read[rid]:
+            continue  # merged, but nothing new: the file stays as it is, byte for byte
+        path = files.get(rid, root / f"{rid}.yaml")  # a merge writes the file it read
         try:
             data = _in_order(pool[rid], list(existing_keys.get(rid, [])))
             marks = data.pop("zh_fingerprints", None)
             text = dump_record(data)
-            safefs.write_text(path, marked_text(text, marks) if isinstance(marks, dict) else text, root)
-        except safefs.UnsafePath as exc:
+            if rid in texts:  # the comments a merged record's file starts with stay, after the modeline
+                first = text.index("\n") + 1
+                text = text[:first] + _head(texts[rid])[0] + text[first:]
+            # A new record's file must not exist yet; only a merge writes over its own record.
+            safefs.write_text(path, marked_text(text, marks) if isinstance(marks, dict) else text, root, exclusive=rid not in as_read)
+        except (safefs.UnsafePath, FileExistsError) as exc:
             refused.append(f"{rid}: {exc}")
             continue
         written.append(path)

@@ -110,6 +110,9 @@ def merge(ours: dict[str, Any], item: Imported, taken: set[str]) -> list[str]:
     """Merge `item` into `ours` in place; what was merged (and what was not) as notes. `taken`: every id and alias
     in use, which an alias must not repeat."""
     where, rid, done = item.source, ours["id"], []
+    # Only ever added to: our values stay as they are, and a list or mapping we had not is dropped again if
+    # nothing went into it.
+    had = {key for key in ("aliases", "dead_ends", "workarounds") if key in ours} | ({"examples"} if "examples" in ours["error"] else set())
     legacy = item.legacy
     aliases = ours.setdefault("aliases", [])
     if legacy and legacy not in aliases and legacy != rid:
@@ -152,13 +155,17 @@ def merge(ours: dict[str, Any], item: Imported, taken: set[str]) -> list[str]:
             provenance["origin"] = {k: v for k, v in provenance["origin"].items() if v}
             done.append(f"{len(estimates)} estimate(s) of {origin['dataset']}, attributed in provenance.origin")
         elif have_origin.get("dataset") == origin["dataset"]:
-            _append(have_origin.setdefault("estimates", []), estimates)
-            done.append(f"{len(estimates)} estimate(s) of {origin['dataset']}, added to provenance.origin")
+            fresh_list = "estimates" not in have_origin
+            added = _append(have_origin.setdefault("estimates", []), estimates)
+            if fresh_list and not added:
+                have_origin.pop("estimates")
+            if added:
+                done.append(f"{added} estimate(s) of {origin['dataset']}, added to provenance.origin")
         else:
             done.append(f"{len(estimates)} estimate(s) not kept: the record's provenance.origin is {have_origin.get('dataset')!r}")
-    for kind in ("dead_ends", "workarounds"):
-        if not ours.get(kind):
+    for kind in ("aliases", "dead_ends", "workarounds"):
+        if not ours.get(kind) and kind not in had:
             ours.pop(kind, None)
-    if not ours["error"]["examples"]:
+    if not ours["error"]["examples"] and "examples" not in had:
         ours["error"].pop("examples")
     return [f"{where}: merged into {rid}: " + (", ".join(done) if done else "nothing new")]

@@ -7,13 +7,12 @@ catalog); this module reads the log, the versions and writes the answer as text 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from .catalogquery import traceback_fit
-from .matchout import _printable
+from .terminal import json_text, shown
 
 
 def parse_versions(values: list[str] | None) -> dict[str, str] | str:
@@ -28,47 +27,49 @@ def parse_versions(values: list[str] | None) -> dict[str, str] | str:
 
 
 def _ranges(c: dict[str, Any]) -> str:
-    return ", ".join(a if a == b else f"{a} to {b}" for a, b in c.get("releases", []))
+    return shown(", ".join(a if a == b else f"{a} to {b}" for a, b in c.get("releases", [])))
 
 
 def _catalog_lines(item: dict[str, Any]) -> list[str]:
     """A catalog entry: the project, the exception and the message (its values filled in), where it is raised
-    (at the release asked for, else the newest that has it) and the releases that raise it."""
+    (at the release asked for, else the newest that has it) and the releases that raise it. Catalog text is
+    upstream's: every value goes through `shown`."""
     c = item["catalog"]
-    out = [f"   {c['project']}{' ' + c['exception'] if c.get('exception') else ''}: {_printable(item['message'])}"]
+    exception = f" {shown(c['exception'])}" if c.get("exception") else ""
+    out = [f"   {shown(c['project'])}{exception}: {shown(item['message'])}"]
     for site in c.get("sites", [])[:1]:
-        out.append(f"   raised at {site['path']}:{site['line']} (as of {site['to']})")
+        out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
     out.append(f"   raised by releases {_ranges(c)}")
-    out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {item['id']}")
+    out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
     return out
 
 
 def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
     out = []
     for fit in fits:
-        where = ", ".join(f["site"] for f in fit["frames"][:3])
+        where = shown(", ".join(f["site"] for f in fit["frames"][:3]))
         if fit["releases"]:
-            out.append(f"traceback: fits {fit['project']} {_ranges(fit)} (frames at {where})")
+            out.append(f"traceback: fits {shown(fit['project'])} {_ranges(fit)} (frames at {where})")
         else:
-            out.append(f"traceback: no single {fit['project']} release has all of these frames ({where})")
+            out.append(f"traceback: no single {shown(fit['project'])} release has all of these frames ({where})")
     if fits:
         out.append("")
     for item in items[:top]:
         kind = "record" if item["type"] == "record" else "catalog entry"
-        out.append(f"{item['rank']}. {item['id']}  ({kind}, score {item['score']})")
-        out.append(f"   line {item['line']}, col {item['column']}: {_printable(item['text'])}")
+        out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
+        out.append(f"   line {item['line']}, col {item['column']}: {shown(item['text'])}")
         if item["type"] == "record":
-            out.append(f"   {item['title']}")
-            out.append(f"   page: {item.get('url', '')}")
+            out.append(f"   {shown(item['title'])}")
+            out.append(f"   page: {shown(item.get('url', ''))}")
             for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
-                out.append(f"   raised by {c['project']} releases {_ranges(c)}")
+                out.append(f"   raised by {shown(c['project'])} releases {_ranges(c)}")
         else:
             out += _catalog_lines(item)
-        out.append(f"   why: {'; '.join(item['why'])}")
+        out.append(f"   why: {shown('; '.join(item['why']))}")
         out.append("")
     more = f" (showing {top})" if len(items) > top else ""
     found = f"{len(items)} known error{'s' if len(items) != 1 else ''}" if items else "no known error"
-    out.append(f"{found} found in {source}{more}: {lines} line{'s' if lines != 1 else ''}, {size} bytes")
+    out.append(f"{found} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} bytes")
     return "\n".join(out) + "\n"
 
 
@@ -80,23 +81,23 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
 
     wanted = parse_versions(versions)
     if isinstance(wanted, str):
-        err.write(f"errdex match: {wanted}\n")
+        err.write(f"errdex match: {shown(wanted)}\n")
         return 2
     try:
         k = load_knowledge(None, data)
     except Exception as exc:  # the records or the catalog cannot be read: say which, as a usage problem
-        err.write(f"errdex match: cannot load the records and the catalog: {exc}\n")
+        err.write(f"errdex match: cannot load the records and the catalog: {shown(exc)}\n")
         return 2
     try:
         checked = check_versions(k, wanted)
     except ToolInputError as exc:
-        err.write(f"errdex match: {exc}\n")
+        err.write(f"errdex match: {shown(exc)}\n")
         return 2
     source = "standard input" if file == "-" else file
     try:
         raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
-        err.write(f"errdex match: cannot read {source}: {exc.strerror or exc}\n")
+        err.write(f"errdex match: cannot read {shown(source)}: {shown(exc.strerror or exc)}\n")
         return 2
     import io
 
@@ -105,7 +106,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
                 "traceback": fits, "results": items[:top]}
-        out.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+        out.write(json_text(body))
     else:
         out.write(format_text(items, top, source, lines, size, fits))
     return 0 if items else 1

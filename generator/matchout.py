@@ -5,11 +5,11 @@ generator.match finds and ranks; this module only says what it found (for the CL
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from typing import Any
 
 from .match import Result
+from .terminal import json_text, shown
 
 
 def explain(reason: list[Any]) -> str:
@@ -65,39 +65,38 @@ def format_json(results: list[Result], top: int, source: str, lines: int, size: 
         "found": len(results),
         "results": [result_json(i, r) for i, r in enumerate(results[:top], 1)],
     }
-    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+    return json_text(body)
 
 
 def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() or c == " " else "\ufffd" for c in text)
-
-
 def format_text(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
+    """Every text from the data (the pattern file's or the records', the log's, the file name) goes through
+    `shown`: no control or direction character reaches the terminal, and none can forge a line."""
     out = []
     for i, r in enumerate(results[:top], 1):
         h = r.first
-        text = _printable(h.text)
         s, e = h.span
-        out.append(f"{i}. {r.pattern.id}  (score {r.score})")
-        out.append(f"   {r.pattern.title}")
+        before, hit, text = shown(h.text[:s]), shown(h.text[s:e]), shown(h.text)
+        out.append(f"{i}. {shown(r.pattern.id)}  (score {r.score})")
+        out.append(f"   {shown(r.pattern.title)}")
         where = f"line {h.line}, col {h.column}"
         out.append(f"   {where}: {text}")
-        out.append("   " + " " * (_width(where) + 2 + _width(text[:s])) + "^" * max(1, _width(text[s:e])))
+        out.append("   " + " " * (_width(where) + 2 + _width(before)) + "^" * max(1, _width(hit)))
         values = [v for v in h.groups if v is not None]
         if values:
-            out.append(f"   values: {', '.join(_printable(v) for v in values)}")
-            out.append(f"   message: {_printable(r.filled_message)}")
+            out.append(f"   values: {', '.join(shown(v) for v in values)}")
+            out.append(f"   message: {shown(r.filled_message)}")
         if r.occurrences > 1:
-            shown = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
-            out.append(f"   found {r.occurrences} times, on lines {shown}")
-        out.append(f"   page: {r.pattern.url}")
-        out.append(f"   why: {'; '.join(reasons(r))}")
+            shown_lines = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
+            out.append(f"   found {r.occurrences} times, on lines {shown_lines}")
+        out.append(f"   page: {shown(r.pattern.url)}")
+        out.append(f"   why: {shown('; '.join(reasons(r)))}")
         out.append("")
     more = f" (showing {top})" if len(results) > top else ""
+    source = shown(source)
     if results:
         out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {lines} lines, {size} bytes")
     else:

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import safefs
 from .load import load_records
 from .model import ID_PATTERN
-from .yamlout import schema_ref
+from .yamlout import comment_text, mapping_lines, schema_ref
 
 TEMPLATE = Path(__file__).parent / "record_template.yaml"
 
@@ -21,7 +21,7 @@ class NewRecordError(Exception):
 def template_text(record_id: str, path: str) -> str:
     """The commented template for `record_id`, with the editor modeline pointing at the schema."""
     text = TEMPLATE.read_text(encoding="utf-8")
-    return text.replace("{schema}", schema_ref(record_id)).replace("{id}", record_id).replace("{path}", path)
+    return text.replace("{schema}", schema_ref(record_id)).replace("{id}", record_id).replace("{path}", comment_text(path))
 
 
 def name_owner(name: str, root: Path) -> str | None:
@@ -36,23 +36,23 @@ def name_owner(name: str, root: Path) -> str | None:
     return None
 
 
-# Template lines a catalog entry fills, by their start: uncommented, with the entry's value.
+# Template lines a catalog entry fills, by their start: the key they become and its indent (`error:` holds the rest).
 _PREFILL = {
-    "#: repo:": "repo: {repo}",
-    "#: error:": "error:",
-    "#:   message:": "  message: {message}",
-    "#:   regex:": "  regex: {regex}",
-    "#:   exception_class:": "  exception_class: {exception}",
-    "#:   type:": "  type: {type}",
-    "#:   severity:": "  severity: error",
+    "#: repo:": ("repo", ""),
+    "#: error:": ("error", ""),
+    "#:   message:": ("message", "  "),
+    "#:   regex:": ("regex", "  "),
+    "#:   exception_class:": ("exception_class", "  "),
+    "#:   type:": ("type", "  "),
+    "#:   severity:": ("severity", "  "),
 }
+_QUOTED = {"message", "regex"}  # quoted as the template's examples are, so that `\d` and `{}` read as written
 
 
 def catalog_prefill(entry_id: str, catalog_dir: Path) -> tuple[dict[str, str], str]:
-    """The values a catalog entry gives a new record (JSON-quoted, which YAML reads as the same strings), and a
-    comment naming the entry, its raise site and the releases that raise it."""
-    import json
-
+    """The values a catalog entry gives a new record, by key, and a comment naming the entry, its raise site and
+    the releases that raise it. Catalog text is upstream's: it reaches the file only through the YAML emitter
+    (values) or `comment_text` (the note)."""
     from .catalog import CatalogQueryError, load_catalog
 
     catalog = load_catalog(catalog_dir)
@@ -67,31 +67,32 @@ def catalog_prefill(entry_id: str, catalog_dir: Path) -> tuple[dict[str, str], s
     d = entry.data
     if not project.repository or not isinstance(d.get("pattern"), str):
         raise NewRecordError(f"catalog entry {entry_id!r} names no repository or pattern to start a record from")
-    values = {
-        "repo": project.repository,
-        "message": json.dumps(d["template"], ensure_ascii=False),
-        "regex": json.dumps(d["pattern"], ensure_ascii=False),
-        "exception": d.get("exception") or "",
-        "type": "exception" if d.get("exception") else "console",
-    }
-    site = max(entry.sites, key=lambda x: x.end)
-    ranges = ", ".join(project.releases[a] if a == b else f"{project.releases[a]} to {project.releases[b]}" for a, b in entry.ranges)
-    note = (f"# Started from the catalog entry {entry_id}: raised at {site.path}:{site.line} in {project.slug} "
-            f"{project.releases[site.end]}; releases that raise it: {ranges}.\n"
+    exception = d.get("exception") if isinstance(d.get("exception"), str) else ""
+    values = {"repo": project.repository, "message": d["template"], "regex": d["pattern"], "exception_class": exception,
+              "type": "exception" if exception else "console", "severity": "error"}
+    releases = [comment_text(v) for v in project.releases]
+    ranges = ", ".join(releases[a] if a == b else f"{releases[a]} to {releases[b]}" for a, b in entry.ranges)
+    raised = ""
+    if entry.sites:
+        site = max(entry.sites, key=lambda x: x.end)
+        raised = f": raised at {comment_text(site.path)}:{site.line} in {project.slug} {releases[site.end]}"
+    note = (f"# Started from the catalog entry {comment_text(entry_id)}{raised}; releases that raise it: {ranges}.\n"
             "# Pin `source` to one of those releases (its tag commit, the artifact and its sha256), then fill in the rest.\n")
     return values, note
 
 
 def prefilled(text: str, values: dict[str, str], note: str) -> str:
-    """The template with the lines a catalog entry fills uncommented (the first line of each kind), and its note."""
+    """The template with the lines a catalog entry fills (the first line of each kind) replaced by the entry's
+    values, written by the YAML emitter, and its note."""
     out, done = [], set()
     for line in text.splitlines(keepends=True):
         key = next((k for k in _PREFILL if line.startswith(k) and k not in done), None)
-        if key is None or (key == "#:   exception_class:" and not values["exception"]):
+        name, indent = _PREFILL[key] if key is not None else ("", "")
+        if key is None or (name == "exception_class" and not values[name]):
             out.append(line)
             continue
         done.add(key)
-        out.append(_PREFILL[key].format(**values) + "\n")
+        out.append("error:\n" if name == "error" else indent + mapping_lines([(name, values[name])], "'" if name in _QUOTED else None))
     body = "".join(out)
     first = body.index("\n", body.index("\nid: ") + 1) + 1  # after the id line
     return body[:first] + note + body[first:]

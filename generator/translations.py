@@ -13,6 +13,7 @@ from . import safefs
 from .bilingual import text_pairs
 from .checks.translation import fingerprint
 from .load import RawRecord
+from .yamlout import mapping_lines
 
 _BLOCK = re.compile(r"^zh_fingerprints:.*\n(?:(?:[ \t]+.*|[ \t]*#.*|[ \t]*)\n)*", re.M)
 HEADER = "zh_fingerprints:  # by `errdex mark-translated`: the English each Chinese text was reviewed against\n"
@@ -27,9 +28,10 @@ def marked_text(text: str, marks: dict[str, str]) -> str:
     body = _BLOCK.sub("", text if text.endswith("\n") else text + "\n")
     if not marks:
         return body
-    # Quoted, so that a hash of digits only stays text in YAML.
-    lines = "".join(f"  {pointer}: '{mark}'\n" for pointer, mark in sorted(marks.items()))
-    return body + HEADER + lines
+    # Written by the emitter: a pointer holds a record's own keys (os_specific's), which may hold anything. The
+    # marks are quoted, as they always were, so that a hash of digits only stays text.
+    lines = mapping_lines(sorted((str(pointer), str(mark)) for pointer, mark in marks.items()), "'")
+    return body + HEADER + "".join(f"  {line}\n" for line in lines.split("\n")[:-1])
 
 
 def mark_record(raw: RawRecord, path: Path, root: Path | None = None) -> int:

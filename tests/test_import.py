@@ -105,15 +105,21 @@ def test_malformed_file_errors_cleanly_and_writes_nothing(tmp_path, capsys) -> N
 
 
 @needs_seeds
-def test_reimport_needs_force(tmp_path, capsys) -> None:
+def test_reimport_needs_force_and_only_adds(tmp_path, capsys) -> None:
+    """A re-import never replaces the record: without --force it is refused; with it, what the entry brings new is
+    merged in and the record's own text (here edited after the first import) stays."""
     assert main(["import", "--root", str(tmp_path), str(SEED_A)]) == 0
     path = tmp_path / "transformers/failed-to-allocate-blocks-for-request.yaml"
-    path.write_text(path.read_text(encoding="utf-8") + "# local edit\n", encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("\nexplanation: '", "\nexplanation: 'Our own words. ", 1)
+    assert edited != text
+    path.write_text(edited, encoding="utf-8")
     assert main(["import", "--root", str(tmp_path), str(SEED_A)]) == 1
-    assert "already exists (use --force to overwrite it)" in capsys.readouterr().err
-    assert path.read_text(encoding="utf-8").endswith("# local edit\n")
+    assert "was imported from this entry before (use --force to merge what it brings new into it)" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == edited
     assert main(["import", "--root", str(tmp_path), "--force", str(SEED_A)]) == 0
-    assert not path.read_text(encoding="utf-8").endswith("# local edit\n")
+    assert "merged into transformers/failed-to-allocate-blocks-for-request: nothing new" in capsys.readouterr().out
+    assert path.read_text(encoding="utf-8") == edited
 
 
 # Records in the shapes the peers publish (tests/fixtures/import/README.md): our own values, their structures.
@@ -232,7 +238,7 @@ def test_reimporting_a_canon_needs_force(tmp_path, capsys) -> None:
     root = tmp_path / "errors"
     assert _run(root, str(SHAPES / "deadends-canon.json")) == 0
     assert _run(root, str(SHAPES / "deadends-canon.json")) == 1
-    assert "already exists (use --force to overwrite it)" in capsys.readouterr().err
+    assert "was imported from this entry before (use --force to merge what it brings new into it)" in capsys.readouterr().err
     assert [p.name for p in root.rglob("*.yaml")] == ["block-allocation-failed.yaml"]
 
 

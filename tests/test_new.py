@@ -91,7 +91,9 @@ def test_new_from_a_catalog_entry_is_prefilled(tmp_path, capsys):
     assert "# Started from the catalog entry demo/6c82ce52ae657a8f: raised at servekit/sched.py:88 in demo 0.3.0; releases that raise it: 0.2.0 to 0.3.0." in text
     data = yaml.safe_load(text)
     assert data["repo"] == "example-org/servekit"
-    assert data["error"] == {"message": "Scheduler queue is full ({} waiting)", "regex": r"Scheduler queue is full \((\d+) waiting\)",
+    pattern = next(e["pattern"] for e in map(json.loads, (tmp_path / "data/catalog/demo.jsonl").read_text(encoding="utf-8").splitlines())
+                   if e["id"] == "demo/6c82ce52ae657a8f")
+    assert data["error"] == {"message": "Scheduler queue is full ({} waiting)", "regex": pattern,
                              "exception_class": "RuntimeError", "type": "exception", "severity": "error"}
     capsys.readouterr()
     assert main(["validate", "--root", str(root), str(root)]) == 1

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..routes import API_ROOT, api_path
+from ..terminal import shown
 
 MANIFEST, NDJSON, INDEX, MATCH = (api_path(name) for name in ("manifest", "ndjson", "index", "match"))
 FILES = (NDJSON, INDEX, MATCH)  # what the server reads besides the manifest
@@ -181,7 +182,7 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
         cached = sorted((p for p in home.glob(f"*/{MANIFEST}")), key=lambda p: p.stat().st_mtime) if home.is_dir() else []
         if not cached:
             raise SourceError(f"cannot read {url}{MANIFEST} ({exc}) and nothing from it is cached in {home}") from None
-        sys.stderr.write(f"errdex mcp: cannot read {url}{MANIFEST} ({exc}); using the cached copy in {cached[-1].parent}\n")
+        sys.stderr.write(f"errdex mcp: cannot read {shown(url)}{MANIFEST} ({shown(exc)}); using the cached copy in {shown(cached[-1].parent)}\n")
         return from_folder(cached[-1].parent, site_url)
     folder = home / version
     files = {MANIFEST: manifest_bytes}

@@ -13,6 +13,7 @@ from .api import ApiData, SourceError, from_folder, from_records, from_url
 from ..catalog import bulk_load, load_catalog
 from .tools import Knowledge
 from .. import checkout
+from ..terminal import shown
 
 
 def default_data() -> Path:
@@ -55,12 +56,12 @@ def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
     try:
         knowledge = load_knowledge(api, data, catalog, cache_dir, repo_url)
     except SourceError as exc:
-        sys.stderr.write(f"errdex mcp: {exc}\n")
+        sys.stderr.write(f"errdex mcp: {shown(exc)}\n")
         return 2
     for pid, why in knowledge.matcher.skipped:
-        sys.stderr.write(f"errdex mcp: pattern of {pid} skipped: {why}\n")
+        sys.stderr.write(f"errdex mcp: pattern of {shown(pid)} skipped: {shown(why)}\n")
     if knowledge.catalog.problem_count:
-        sys.stderr.write(f"errdex mcp: {knowledge.catalog.problem_count} catalog lines skipped; first: {knowledge.catalog.problems[0]}\n")
+        sys.stderr.write(f"errdex mcp: {knowledge.catalog.problem_count} catalog lines skipped; first: {shown(knowledge.catalog.problems[0])}\n")
     from .server import run
 
     run(knowledge)
