@@ -8,6 +8,8 @@ ranges use; `projects.yaml` (optional here) maps a project slug to its package a
 The reader is forgiving of the file and strict about what it answers: a malformed line is skipped and noted in
 `problems`, never fatal, while a query for an unknown project, a version that is not a harvested release or a
 path that climbs out of the repository is refused with a `CatalogQueryError` that says what would be accepted.
+The site and the API are made only from a catalog that passed every check first, whole
+(`generator.checks.catalog.checked_catalog`); this reader alone serves the local tools (match, MCP).
 """
 
 from __future__ import annotations

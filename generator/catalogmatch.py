@@ -77,7 +77,7 @@ def _literal(entry: Entry) -> tuple[str, bool]:
     literal = d.get("literal")
     if isinstance(literal, str) and len(literal) >= 4 and isinstance(d.get("specificity"), int) and not d["pattern"].startswith("(?i)"):
         return literal, False
-    a = analyse(d["pattern"], backtracking=False)  # `errdex validate` checked the catalog's patterns (CAT005)
+    a = analyse(d["pattern"], backtracking=False)  # the build checked the catalog (CAT005) before making this
     return (max(a.literals, key=lambda s: (len(s), s)) if a.literals else ""), a.ignore_case
 
 
@@ -99,7 +99,7 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
     d = entry.data
     js, flags, specificity = js_source_fast(d["pattern"]), "u", d.get("specificity")
     if js is None or not isinstance(specificity, int):  # a shape the harvest does not write: read it whole
-        a = analyse(d["pattern"], backtracking=False)  # `errdex validate` checked the catalog's patterns (CAT005)
+        a = analyse(d["pattern"], backtracking=False)  # the build checked the catalog (CAT005) before making this
         js, flags = a.js_source, a.js_flags
         specificity = specificity if isinstance(specificity, int) else a.specificity
     out: dict[str, Any] = {

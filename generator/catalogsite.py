@@ -10,44 +10,48 @@ What it publishes, every address from the routes table:
   around our content, in a fraction of the time a Markdown build of 20 MB of messages takes. Module pages are
   what site search indexes: each entry is a heading with its own anchor.
 
-Catalog text (templates, statements, paths) is escaped everywhere; nothing of it becomes markup.
+Catalog text is upstream text: every value of the catalog (names, releases, paths, templates, anything in its
+files) reaches a page only through `frames.esc`, and a URL or a file name only through `frames.segment`; the
+JSON files are written by the API's one encoder. Nothing of it becomes markup, and the build publishes a catalog
+only once it has passed every check (`CatalogSite.load`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from urllib.parse import quote
 
 from . import routes
-from .catalog import Catalog, Entry, Project
+from .catalog import Catalog, Entry, Project, bulk_load
 from .catalogquery import ReleaseChanges, entry_summary, release_changes, site_json
+from .export import encode_json
+from .frames import esc, module_key, module_url, project_url, release_url, segment
 from .labels import catalog_label
 from .model import Record
 
-FRAME = "_frame"  # never a project slug (those start with a letter or digit)
-FRAMES = {depth: "catalog/" + "/".join([FRAME] * (depth - 1)) + "/" for depth in (2, 4)}
-MARK_TITLE, MARK_DESCRIPTION, MARK_BODY = "ERRDEXFRAMETITLE", "ERRDEXFRAMEDESCRIPTION", "ERRDEXFRAMEBODY"
 MODULE_DEPTH = 3  # a module is a file's folder, cut to this many levels (vllm/model_executor/layers)
 RECORD_DIRS = {"llama.cpp": "llama-cpp"}  # where a catalog project's records live under data/errors, when not its slug
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
+def entry_key(entry: Entry) -> str:
+    """The entry's file name in the API and its anchor on module pages: the hash part of its id."""
+    return segment(entry.id.split("/", 1)[-1])
+
+
+def entry_query(entry: Entry) -> str:
+    return "?id=" + quote(entry.id, safe="/")
+
+
 def module_of(path: str) -> str:
     parts = path.split("/")[:-1][:MODULE_DEPTH]
     return "/".join(parts) or "(top level)"
-
-
-def module_key(module: str) -> str:
-    """A module as one path segment: its folders joined by '.', each made safe ('_' escapes)."""
-    if module == "(top level)":
-        return "_top"
-    return ".".join(routes._path_segment(part) for part in module.split("/"))
 
 
 def suggested_id(project: Project, template: str) -> str:
@@ -74,27 +78,31 @@ class CatalogSite:
 
     @classmethod
     def load(cls, folder: Path, records: list[Record], repo_url: str | None) -> CatalogSite | None:
-        """The catalog in `folder`, or None when there is none (the site is then built without it)."""
-        from .catalog import load_catalog
+        """The catalog in `folder` once every check passed (checks.catalog.CatalogRefused otherwise), or None when
+        the folder holds no part of a catalog, or no message (the site is then built without it)."""
+        from .checks.catalog import checked_catalog
 
-        catalog = load_catalog(folder)
+        catalog = checked_catalog(Path(folder))
+        if catalog is None:
+            return None
         for slug in [s for s, p in catalog.projects.items() if not p.releases or not p.entries]:
             del catalog.projects[slug]  # nothing to show: no release read, or no message
         if not catalog.projects:
             return None
-        view = cls(catalog, {r.id: r for r in records}, repo_url)
-        links_file = Path(folder) / "links.json"
-        links = json.loads(links_file.read_text(encoding="utf-8")) if links_file.is_file() else {}
-        for record_id, entry_ids in sorted(links.items()):
-            if record_id in view.records and isinstance(entry_ids, list):
-                for eid in entry_ids:
-                    view.guides.setdefault(eid, []).append(record_id)
-        for slug, project in catalog.projects.items():
-            by_module: dict[str, list[Entry]] = {}
-            for entry in project.entries:
-                by_module.setdefault(view.entry_module(entry), []).append(entry)
-            view.modules[slug] = dict(sorted(by_module.items()))
-            view.changes[slug] = release_changes(project)
+        with bulk_load():  # tens of thousands of objects made at once, kept for the whole build
+            view = cls(catalog, {r.id: r for r in records}, repo_url)
+            links_file = Path(folder) / "links.json"
+            links = json.loads(links_file.read_text(encoding="utf-8")) if links_file.is_file() else {}
+            for record_id, entry_ids in sorted(links.items()):
+                if record_id in view.records and isinstance(entry_ids, list):
+                    for eid in entry_ids:
+                        view.guides.setdefault(eid, []).append(record_id)
+            for slug, project in catalog.projects.items():
+                by_module: dict[str, list[Entry]] = {}
+                for entry in project.entries:
+                    by_module.setdefault(view.entry_module(entry), []).append(entry)
+                view.modules[slug] = dict(sorted(by_module.items()))
+                view.changes[slug] = release_changes(project)
         return view
 
     def entry_module(self, entry: Entry) -> str:
@@ -132,9 +140,8 @@ class CatalogSite:
                 "project": slug, "package": project.package, "repository": project.repository,
                 "releases": project.releases, "entries": len(project.entries), "user": user, "guided": guided,
                 "modules": len(self.modules[slug]),
-                "links": {"json": routes.api_url("catalog_project", base=base, project=slug),
-                          "html": base + routes.catalog_page_url("catalog_project", slug, lang="en"),
-                          "html_zh": base + routes.catalog_page_url("catalog_project", slug, lang="zh")},
+                "links": {"json": routes.api_url("catalog_project", base=base, project=segment(slug)),
+                          "html": base + project_url(slug, "en"), "html_zh": base + project_url(slug, "zh")},
             })
         files[routes.api_path("catalog_index")] = _encode({"projects": projects})
         return files
@@ -153,10 +160,9 @@ class CatalogSite:
         doc["guides"] = [{"id": rid, "title": self.records[rid].error.message,
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
                           "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
-        doc["links"] = {"html": f"{base}{routes.catalog_page_url('catalog_entry', lang='en')}?id={entry.id}",
-                        "html_zh": f"{base}{routes.catalog_page_url('catalog_entry', lang='zh')}?id={entry.id}",
-                        **{name: base + routes.catalog_page_url("catalog_module", project.slug, module_key(doc["module"]), lang=lang) + "#" + _anchor(entry)
-                           for name, lang in (("module", "en"), ("module_zh", "zh"))}}
+        doc["links"] = {"html": base + routes.catalog_page_url("catalog_entry", lang="en") + entry_query(entry),
+                        "html_zh": base + routes.catalog_page_url("catalog_entry", lang="zh") + entry_query(entry),
+                        **{name: base + module_url(project.slug, doc["module"], lang) + "#" + _anchor(entry) for name, lang in (("module", "en"), ("module_zh", "zh"))}}
         if not doc["guides"]:
             doc["new_record"] = self.new_record(project, entry)
         return {k: v for k, v in doc.items() if v is not None}
@@ -178,7 +184,7 @@ class CatalogSite:
             d = entry.data
             site = _newest(entry)
             body = _encode(self._entry_doc(project, entry, base))
-            files[routes.api_path("catalog_entry", entry.id.split("/", 1)[1], project=slug)] = body
+            files[routes.api_path("catalog_entry", entry_key(entry), project=segment(slug))] = body
             entries.append({k: v for k, v in {
                 "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
                 "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(entry),
@@ -189,12 +195,12 @@ class CatalogSite:
             }.items() if v is not None})
         modules = [{"module": m, "key": module_key(m), "entries": len(es), **dict(zip(("user", "guided"), self.counts(es)))}
                    for m, es in self.modules[slug].items()]
-        files[routes.api_path("catalog_project", project=slug)] = _encode({
+        files[routes.api_path("catalog_project", project=segment(slug))] = _encode({
             "project": slug, "package": project.package, "repository": project.repository, "releases": project.releases,
             "modules": modules, "entries": entries})
         for ch in self.changes[slug]:
             after = project.releases[ch.after]
-            files[routes.api_path("catalog_changes", after, project=slug)] = _encode({
+            files[routes.api_path("catalog_changes", segment(after), project=segment(slug))] = _encode({
                 "project": slug, "from_version": project.releases[ch.before], "to_version": after,
                 "counts": {"added": len(ch.added), "removed": len(ch.removed), "reworded": len(ch.reworded), "moved": len(ch.moved)},
                 "added": [self._brief(project, e, ch.after) for e in ch.added],
@@ -207,11 +213,11 @@ class CatalogSite:
     def _framed(self) -> Iterator[tuple[str, Callable[[str], tuple[str, str, str]]]]:
         """Every framed page: its URL (relative to a language root) and what renders it in a language."""
         for slug, project in sorted(self.catalog.projects.items()):
-            yield routes.catalog_page_url("catalog_project", slug), partial(self._project_page, project)
+            yield project_url(slug), partial(self._project_page, project)
             for module, entries in self.modules[slug].items():
-                yield routes.catalog_page_url("catalog_module", slug, module_key(module)), partial(self._module_page, project, module, entries)
+                yield module_url(slug, module), partial(self._module_page, project, module, entries)
             for i, ch in enumerate(self.changes[slug]):
-                yield routes.catalog_page_url("catalog_release", slug, project.releases[ch.after]), partial(self._release_page, project, i)
+                yield release_url(slug, project.releases[ch.after]), partial(self._release_page, project, i)
 
     def page_urls(self) -> list[str]:
         """The framed pages' URLs (relative to a language root), without rendering them."""
@@ -222,29 +228,29 @@ class CatalogSite:
         return {url: render(lang) for url, render in self._framed()}
 
     def _link(self, here: str, there: str, text: str) -> str:
-        return f'<a href="{html.escape(routes.relative(here, there))}">{html.escape(text)}</a>'
+        return f'<a href="{esc(routes.relative(here, there))}">{esc(text)}</a>'
 
     def _project_page(self, project: Project, lang: str) -> tuple[str, str, str]:
         slug, L = project.slug, lambda k, **v: catalog_label(k, lang, **v)
-        here = routes.catalog_page_url("catalog_project", slug)
+        here = project_url(slug)
         user, guided = self.counts(project.entries)
         intro = L("project_intro", n=f"{len(project.entries):,}", count=str(len(project.releases)), first=project.releases[0],
                   last=project.releases[-1], user=f"{user:,}", guided=str(guided))
-        parts = [f"<p>{html.escape(intro)}</p>", f"<p>{self._link(here, routes.CATALOG_PAGES['catalog'], L('all_projects'))}</p>"]
+        parts = [f"<p>{esc(intro)}</p>", f"<p>{self._link(here, routes.CATALOG_PAGES['catalog'], L('all_projects'))}</p>"]
         parts.append(f'<h2 id="modules">{L("modules")}</h2><table><thead><tr><th>{L("module")}</th><th>{L("messages")}</th>'
                      f'<th>{L("user_facing")}</th><th>{L("with_guide")}</th></tr></thead><tbody>')
         for module, entries in self.modules[slug].items():
-            there = routes.catalog_page_url("catalog_module", slug, module_key(module))
+            there = module_url(slug, module)
             user, guided = self.counts(entries)
             parts.append(f"<tr><td>{self._link(here, there, module)}</td><td>{len(entries)}</td><td>{user}</td><td>{guided}</td></tr>")
         parts.append("</tbody></table>")
         parts.append(f'<h2 id="releases">{L("releases")}</h2><table><thead><tr><th>{L("release")}</th><th>{L("added")}</th>'
                      f'<th>{L("removed")}</th><th>{L("reworded")}</th></tr></thead><tbody>')
         for ch in reversed(self.changes[slug]):
-            there = routes.catalog_page_url("catalog_release", slug, project.releases[ch.after])
+            there = release_url(slug, project.releases[ch.after])
             parts.append(f"<tr><td>{self._link(here, there, project.releases[ch.after])}</td><td>{len(ch.added)}</td>"
                          f"<td>{len(ch.removed)}</td><td>{len(ch.reworded)}</td></tr>")
-        parts.append(f"<tr><td>{html.escape(project.releases[0])}</td><td colspan=\"3\">{L('first_release')}</td></tr></tbody></table>")
+        parts.append(f"<tr><td>{esc(project.releases[0])}</td><td colspan=\"3\">{L('first_release')}</td></tr></tbody></table>")
         title = L("project_title", project=slug)
         return title, intro, "\n".join(parts)
 
@@ -254,28 +260,28 @@ class CatalogSite:
         d = entry.data
         sites = entry.sites_at(at) if at is not None else []
         site = sites[0] if sites else _newest(entry)
-        facts = [html.escape(x) for x in (d.get("exception") or d.get("kind"), d.get("level"),
+        facts = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level"),
                                           L(d["tier"]) if d.get("tier") in ("user", "internal") else None) if x]
         if site is not None:
             index = at if sites else site.end
-            where = html.escape(f"{site.path}:{site.line_at(index)}")
+            where = esc(f"{site.path}:{site.line_at(index)}")
             link = project.source_link(index, site.path, site.line_at(index))
-            where = f'<a href="{html.escape(link)}">{where}</a>' if link else f"<code>{where}</code>"
-            facts.append(f"{where} ({html.escape(project.releases[index])})")
-        facts.append(html.escape(self.ranges(project, entry, lang)))
+            where = f'<a href="{esc(link)}">{where}</a>' if link else f"<code>{where}</code>"
+            facts.append(f"{where} ({esc(project.releases[index])})")
+        facts.append(esc(self.ranges(project, entry, lang)))
         guides = self.guides.get(entry.id, [])
         facts.append(L("guide") + ": " + ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
                      if guides else L("no_guide"))
         entry_page = self._entry_page_rel.get(here)
         if entry_page is None:
-            entry_page = self._entry_page_rel[here] = html.escape(routes.relative(here, routes.catalog_page_url("catalog_entry")))
-        facts.append(f'<a href="{entry_page}?id={entry.id}">{L("details")}</a>')
-        return (f'<{heading} id="{_anchor(entry)}"><code>{html.escape(d["template"])}</code></{heading}>'
+            entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
+        facts.append(f'<a href="{esc(entry_page + entry_query(entry))}">{L("details")}</a>')
+        return (f'<{heading} id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></{heading}>'
                 f'<p class="errdex-cat-facts" data-pagefind-ignore>{" · ".join(facts)}</p>\n')
 
     def _module_page(self, project: Project, module: str, entries: list[Entry], lang: str) -> tuple[str, str, str]:
-        here = routes.catalog_page_url("catalog_module", project.slug, module_key(module))
-        up = self._link(here, routes.catalog_page_url("catalog_project", project.slug), catalog_label("project_title", lang, project=project.slug))
+        here = module_url(project.slug, module)
+        up = self._link(here, project_url(project.slug), catalog_label("project_title", lang, project=project.slug))
         order = sorted(entries, key=lambda e: (e.id not in self.guides, e.data.get("tier") != "user", e.data["template"].lower(), e.id))
         body = f'<p>{up}</p><div data-pagefind-body data-pagefind-meta="kind:catalog">' + "".join(self._entry_html(project, e, here, lang) for e in order) + "</div>"
         title = catalog_label("module_title", lang, project=project.slug, module=module)
@@ -286,13 +292,13 @@ class CatalogSite:
         changes = self.changes[project.slug]
         ch = changes[i]
         release, previous = project.releases[ch.after], project.releases[ch.before]
-        here = routes.catalog_page_url("catalog_release", project.slug, release)
-        nav = [self._link(here, routes.catalog_page_url("catalog_project", project.slug), project.slug)]
+        here = release_url(project.slug, release)
+        nav = [self._link(here, project_url(project.slug), project.slug)]
         if i > 0:
-            nav.append(L("previous_release") + ": " + self._link(here, routes.catalog_page_url("catalog_release", project.slug, previous), previous))
+            nav.append(L("previous_release") + ": " + self._link(here, release_url(project.slug, previous), previous))
         if i + 1 < len(changes):
             nxt = project.releases[changes[i + 1].after]
-            nav.append(L("next_release") + ": " + self._link(here, routes.catalog_page_url("catalog_release", project.slug, nxt), nxt))
+            nav.append(L("next_release") + ": " + self._link(here, release_url(project.slug, nxt), nxt))
         parts = [f"<p>{' · '.join(nav)}</p>"]
         for key, items, at in (("added", ch.added, ch.after), ("removed", ch.removed, ch.before)):
             parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
@@ -300,7 +306,7 @@ class CatalogSite:
         parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
         for old, new in ch.reworded:
             parts.append(self._entry_html(project, new, here, lang, "h4", ch.after).replace(
-                '<p class="errdex-cat-facts" data-pagefind-ignore>', f'<p class="errdex-cat-facts" data-pagefind-ignore>{L("was")}: <code>{html.escape(old.data["template"])}</code><br>', 1))
+                '<p class="errdex-cat-facts" data-pagefind-ignore>', f'<p class="errdex-cat-facts" data-pagefind-ignore>{L("was")}: <code>{esc(old.data["template"])}</code><br>', 1))
         if not ch.reworded:
             parts.append(f"<p>{L('none')}</p>")
         parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
@@ -308,26 +314,13 @@ class CatalogSite:
         counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"
         return title, f"{title} ({counts})", "\n".join(parts)
 
-    def overview_markdown(self, lang: str) -> str:
-        """The catalog's home page (Markdown: slugs, versions and counts only, no catalog text)."""
-        L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
-        projects = sorted(self.catalog.projects.items())
-        total = sum(len(p.releases) for _, p in projects)
-        rows = [f"| {L('project')} | {L('harvested')} | {L('messages')} | {L('user_facing')} | {L('with_guide')} |", "|---|---|---|---|---|"]
-        for slug, p in projects:
-            url = routes.relative(routes.CATALOG_PAGES["catalog"], routes.catalog_page_url("catalog_project", slug))
-            user, guided = self.counts(p.entries)
-            rows.append(f"| [{slug}]({url}) | {len(p.releases)} ({p.releases[0]} – {p.releases[-1]}) | {len(p.entries):,} | {user:,} | {guided} |")
-        intro = L("catalog_intro", n=str(len(projects)), releases=str(total))
-        return f"---\ntitle: {json.dumps(L('catalog'), ensure_ascii=False)}\ndescription: {json.dumps(intro, ensure_ascii=False)}\n---\n\n# {L('catalog')}\n\n{intro}\n\n" + "\n".join(rows) + "\n"
-
 
 def _anchor(entry: Entry) -> str:
-    return "e-" + entry.id.split("/", 1)[1]
+    return "e-" + entry_key(entry)
 
 
 def _encode(doc: object) -> bytes:
-    return (json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return encode_json(doc)  # the API's one encoder: U+2028, U+2029 and U+0085 escaped too
 
 
 def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:

@@ -101,6 +101,7 @@ _ALL = [
     Code("CAT007", "catalog-not-canonical", "error", "write one entry per line as compact JSON with sorted keys, lines sorted by id, LF line ends (what `errdex harvest` writes)"),
     Code("CAT008", "catalog-unknown-release", "error", "every version in releases, sites (and their lines), first and last must be a release of the project in data/catalog/releases.json, ranges oldest to newest; a site's lines start at its `from` and end with its `line`"),
     Code("CAT009", "catalog-pattern-misses-template", "error", "the pattern must find its own template (holes filled in); match a stable part of the template"),
+    Code("CAT010", "catalog-missing-part", "error", "a catalog folder holds releases.json, projects.yaml and, for each project both name, a regular file <project>.jsonl; restore the missing part (`errdex harvest PROJECT` writes all three) or build with --no-catalog"),
     Code("CAT101", "catalog-site-not-found", "error", "re-extracting the release's file did not find the entry at the recorded path and line; re-harvest the project (`errdex harvest PROJECT`)"),
     Code("CAT102", "catalog-source-not-cached", "warning", "the release's source is not in the cache: run `errdex harvest PROJECT --releases VERSION` (or pass --cache) before verifying"),
     Code("TRN005", "stale-translation", "warning", "bring the Chinese up to date with the English, then run `errdex mark-translated <file>` to record the review"),

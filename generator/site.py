@@ -275,8 +275,8 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
     from . import catalogsite
-    from .catalog import bulk_load
     from .catalogbuild import CatalogJobs
+    from .checks.catalog import CatalogRefused
     from .export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
     links = site_links()
@@ -291,8 +291,10 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     sites = {}
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
-    with bulk_load():
+    try:  # checked whole before anything of it is made: a catalog with findings stops the build
         view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
+    except CatalogRefused as exc:
+        raise BuildError(str(exc)) from None
     jobs = None
     if view is not None:
         progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "

@@ -2,7 +2,9 @@
 (generator/catalogquery.py) and the line of each release a site keeps (harvest, traceback fit).
 
 The site is built from a copy of the fixture dataset whose catalog holds, besides tests/fixtures/catalog, one
-hostile entry (markup in its template, path and statement) and one reworded message."""
+hostile entry (markup in its template, path and statement) and one reworded message, with made-up ids: the
+catalog's checks would refuse them, so this build has them switched off (tests/test_security_catalog.py builds
+every field of a hostile catalog the same way, and shows that a checked build publishes none of it)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from generator.catalogquery import diff_errors, release_changes
 from generator.cli import main
 from generator.catalogquery import traceback_fit
 from conftest import DATASET, serving
+from test_security_catalog import unchecked
 
 CATALOG = DATASET.parent / "catalog"
 HOSTILE_ID = "demo/0123456789abcdef"
@@ -52,7 +55,8 @@ def catalog_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def site(catalog_dir) -> Path:
     out = catalog_dir.parent / "site"
-    assert main(["build", "--out", str(out), "--data", str(catalog_dir.parent / "dataset"), "--quiet"]) == 0
+    with unchecked():
+        assert main(["build", "--out", str(out), "--data", str(catalog_dir.parent / "dataset"), "--quiet"]) == 0
     return out
 
 
@@ -183,11 +187,25 @@ def test_site_search_finds_a_catalog_message(browser, site, lang):
         context.close()
 
 
+def _list_project(folder: Path, slug: str) -> None:
+    """List `slug` in releases.json and projects.yaml as demo is listed."""
+    import copy
+
+    import yaml
+
+    releases = json.loads((folder / "releases.json").read_text(encoding="utf-8"))
+    (folder / "releases.json").write_text(json.dumps({**releases, slug: releases["demo"]}), encoding="utf-8")
+    config = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
+    config["projects"][slug] = copy.deepcopy(config["projects"]["demo"])  # no shared node: YAML would write an alias
+    (folder / "projects.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
 def test_a_project_without_releases_or_messages_gets_no_pages(tmp_path):
     from generator.catalogsite import CatalogSite
 
     shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
     (tmp_path / "catalog" / "empty.jsonl").write_text("", encoding="utf-8")
+    _list_project(tmp_path / "catalog", "empty")  # listed in releases.json and projects.yaml, with no message
     view = CatalogSite.load(tmp_path / "catalog", [], None)
     assert sorted(view.catalog.projects) == ["demo"]
     assert all(url.startswith("catalog/demo/") for url in view.html_pages("en"))
@@ -204,6 +222,7 @@ def test_a_releases_changes_give_the_line_in_that_release(tmp_path):
         f.write(_entry(moving, "Adapter {} is not loaded", [["0.2.0", "0.3.0"]], [
             {"from": "0.2.0", "to": "0.3.0", "path": "servekit/lora.py", "line": 52, "statement": "raise ValueError(...)",
              "lines": [["0.2.0", 50], ["0.3.0", 52]]}]))
-    files = CatalogSite.load(tmp_path / "catalog", [], None).api_files("/")
+    with unchecked():  # a made-up id
+        files = CatalogSite.load(tmp_path / "catalog", [], None).api_files("/")
     added = json.loads(files[routes.api_path("catalog_changes", "0.2.0", project="demo")])["added"]
     assert {e["id"]: e["site"]["line"] for e in added}[moving] == 50

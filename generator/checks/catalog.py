@@ -1,21 +1,28 @@
-"""CAT: the harvested catalog (data/catalog/<project>.jsonl and releases.json), checked as records are.
+"""CAT: the harvested catalog (data/catalog), checked as records are, as a whole: whatever is published has passed.
 
-Each line is one entry: JSON (CAT001), valid against schema/catalog.schema.json (CAT002), with a unique id
-(CAT003) that is its project and template's hash (CAT004), a portable (CAT005), specific (CAT006) pattern that
-finds its own template (CAT009), written canonically and in id order (CAT007), and versions that are the
-project's harvested releases, in order (CAT008).
+A catalog folder holds `releases.json`, `projects.yaml` and, for each project both name, one regular file
+`<project>.jsonl`; a part missing, a project one of them lacks, or a project file that is a symbolic link is a
+finding (CAT010), never a reason to skip a check. The other files are checked in
+generator/checks/catalogparts.py. Each line is one entry: UTF-8 JSON (CAT001) with only plain characters and
+valid against schema/catalog.schema.json (CAT002), with a unique id (CAT003) that is its project and template's
+hash (CAT004), a portable (CAT005), specific (CAT006) pattern that finds its own template (CAT009), written
+canonically and in id order (CAT007), and versions that are the project's harvested releases, in order (CAT008).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
-from functools import lru_cache
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..findings import Finding, make
+from ..catalog import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
+from ..findings import Finding, format_text, make
+from ..load import pointer_escape
 from ..portable import analyse
+from .catalogschema import SCHEMA_DIR
+from .catalogparts import PROJECTS, RELEASES, check_links, check_projects, check_releases, plain_json, present, schema_findings
 from .regex import compile_error, compile_pattern, too_broad
 
 
@@ -29,14 +36,8 @@ def entry_id(project: str, template: str) -> str:
     digest = hashlib.sha256(f"{project}\0{normalise(template)}".encode("utf-8")).hexdigest()
     return f"{project}/{digest[:16]}"
 
-CATALOG_SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema" / "catalog.schema.json"
 
-
-@lru_cache(maxsize=1)
-def _validator():
-    import jsonschema_rs
-
-    return jsonschema_rs.validator_for(json.loads(CATALOG_SCHEMA_PATH.read_text(encoding="utf-8")))
+CATALOG_SCHEMA_PATH = SCHEMA_DIR / "catalog.schema.json"
 
 
 def _fill(template: str) -> str:
@@ -44,67 +45,107 @@ def _fill(template: str) -> str:
 
 
 def release_order(folder: Path) -> tuple[dict[str, list[str]], list[Finding]]:
-    path = folder / "releases.json"
-    if not path.is_file():
-        return {}, []
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {slug: [row["version"] for row in rows] for slug, rows in data.items()}, []
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return {}, [make("CAT001", str(path), "", f"releases.json does not parse as {{project: [{{version, ...}}]}}: {exc}")]
+    """Each project's releases in releases.json, oldest first ({} when it is missing or does not parse), and
+    the file's findings."""
+    order, findings, _ = check_releases(folder)
+    return order or {}, findings
 
 
 def check_catalog_file(path: Path, releases: list[str] | None) -> Iterator[Finding]:
-    """Every finding in one <project>.jsonl; `releases` is the project's release order from releases.json."""
+    """Every finding in one <project>.jsonl; `releases` is the project's release order from releases.json.
 
-    slug = path.name[: -len(".jsonl")]
+    Without it (None) the versions cannot be checked: that is a finding (CAT010), not a skip."""
+    if releases is None:
+        yield make("CAT010", str(path), "", f"{_slug(path)}: releases.json lists no releases of this project (or there is no "
+                   "releases.json), so its versions cannot be checked")
+    yield from _check_lines(path, releases)
+
+
+def _slug(path: Path) -> str:
+    return path.name[: -len(".jsonl")]
+
+
+def _read_lines(path: Path) -> Iterator[tuple[int, str | None, str]]:
+    """(line number, text or None, why not) of each line: read one bounded line at a time and decoded alone, so
+    that a line that is not UTF-8 or is too long is one finding, costs no more memory than a line may, and the
+    others are still read. A symbolic link is not followed."""
+    try:
+        stream = os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+    except OSError as exc:
+        yield 1, None, f"unreadable: {exc.strerror or exc} (a symbolic link is not read)"
+        return
+    with stream:
+        n = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            n += 1
+            if len(raw) > MAX_LINE_BYTES:
+                while raw and not raw.endswith(b"\n"):  # the rest of the line, unread
+                    raw = stream.readline(MAX_LINE_BYTES)
+                yield n, None, f"longer than {MAX_LINE_BYTES} bytes"
+                continue
+            try:
+                yield n, raw.decode("utf-8"), ""
+            except UnicodeDecodeError as exc:
+                yield n, None, f"not UTF-8 (byte {exc.start + 1})"
+
+
+def _parse(n: int, line: str) -> tuple[dict | None, str]:
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return None, f"line {n} is not JSON: {exc}"
+    return (entry, "") if isinstance(entry, dict) else (None, f"line {n} is not a JSON object")
+
+
+def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
+    slug = _slug(path)
     order = {v: i for i, v in enumerate(releases or [])}
     seen: dict[str, int] = {}
     previous_id = ""
-    with open(path, encoding="utf-8", newline="") as stream:
-        for n, line in enumerate(stream, 1):
-            where = (n, 1)
-            try:
-                entry = json.loads(line)
-            except ValueError as exc:
-                yield make("CAT001", str(path), "", f"line {n} is not JSON: {exc}", where)
-                continue
-            if not isinstance(entry, dict):
-                yield make("CAT001", str(path), "", f"line {n} is not a JSON object", where)
-                continue
-            errors = list(_validator().iter_errors(entry))
-            if errors:
-                for error in errors[:3]:
-                    pointer = "/" + "/".join(str(p) for p in error.instance_path)
-                    yield make("CAT002", str(path), pointer, f"{entry.get('id', f'line {n}')}: {pointer}: {error.message}", where)
-                continue
-            eid = entry["id"]
-            if eid in seen:
-                yield make("CAT003", str(path), "/id", f"{eid} is also on line {seen[eid]}", where)
-                continue
-            seen[eid] = n
-            if entry["project"] != slug or eid != entry_id(slug, entry["template"]):
-                yield make("CAT004", str(path), "/id", f"{eid}: expected {entry_id(slug, entry['template'])} (project {slug!r} and the template's hash)", where)
-            canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
-            if line != canonical or eid < previous_id:
-                yield make("CAT007", str(path), "", f"{eid}: lines must be canonical JSON (keys sorted, compact, LF) in id order", where)
-            previous_id = max(previous_id, eid)
-            pattern = entry["pattern"]
-            analysis = analyse(pattern)
-            problem = compile_error(pattern) if analysis.portable else None
-            if not analysis.portable or problem:
-                what = str(analysis.problems[0]) if analysis.problems else problem or "could not be checked"
-                yield make("CAT005", str(path), "/pattern", f"{eid}: the pattern is not portable: {what}", where)
-                continue
-            broad = too_broad(pattern, analysis.literals)
-            if broad:
-                yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
-            if compile_pattern(pattern).search(_fill(entry["template"]).replace("\n", " ")) is None and not any(
-                compile_pattern(pattern).search(_fill(part)) for part in entry["template"].split("\n")
-            ):
-                yield make("CAT009", str(path), "/pattern", f"{eid}: the pattern does not find the template itself (holes filled with 'x1')", where)
-            if releases is not None:
-                yield from _check_versions(path, entry, order, where)
+    for n, line, why in _read_lines(path):
+        where = (n, 1)
+        entry, why = _parse(n, line) if line is not None else (None, f"line {n} is {why}")
+        if entry is None:
+            yield make("CAT001", str(path), "", why, where)
+            continue
+        refused = schema_findings("catalog.schema.json", str(path), entry, lambda pointer: where, plain=plain_json(line))
+        if refused:
+            clean_id = isinstance(entry.get("id"), str) and not any(f.pointer.startswith("/id") for f in refused)
+            label = entry["id"] if clean_id else f"line {n}"
+            for finding in refused[:3]:
+                yield make("CAT002", str(path), finding.pointer, f"{label}: {finding.message}", where)
+            continue
+        eid = entry["id"]
+        if eid in seen:
+            yield make("CAT003", str(path), "/id", f"{eid} is also on line {seen[eid]}", where)
+            continue
+        seen[eid] = n
+        if entry["project"] != slug or eid != entry_id(slug, entry["template"]):
+            yield make("CAT004", str(path), "/id", f"{eid}: expected {entry_id(slug, entry['template'])} (project {slug!r} and the template's hash)", where)
+        canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+        if line != canonical or eid < previous_id:
+            yield make("CAT007", str(path), "", f"{eid}: lines must be canonical JSON (keys sorted, compact, LF) in id order", where)
+        previous_id = max(previous_id, eid)
+        yield from _check_pattern(path, entry, where)
+        if releases is not None:
+            yield from _check_versions(path, entry, order, where)
+
+
+def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[Finding]:
+    eid, pattern = entry["id"], entry["pattern"]
+    analysis = analyse(pattern)
+    problem = compile_error(pattern) if analysis.portable else None
+    if not analysis.portable or problem:
+        what = str(analysis.problems[0]) if analysis.problems else problem or "could not be checked"
+        yield make("CAT005", str(path), "/pattern", f"{eid}: the pattern is not portable: {what}", where)
+        return
+    broad = too_broad(pattern, analysis.literals)
+    if broad:
+        yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
+    if compile_pattern(pattern).search(_fill(entry["template"]).replace("\n", " ")) is None and not any(
+        compile_pattern(pattern).search(_fill(part)) for part in entry["template"].split("\n")
+    ):
+        yield make("CAT009", str(path), "/pattern", f"{eid}: the pattern does not find the template itself (holes filled with 'x1')", where)
 
 
 def _check_versions(path: Path, entry: dict, order: dict[str, int], where: tuple[int, int]) -> Iterator[Finding]:
@@ -131,14 +172,74 @@ def _check_versions(path: Path, entry: dict, order: dict[str, int], where: tuple
 
 
 def check_catalog(folder: Path) -> list[Finding]:
-    """Findings for every <project>.jsonl in a catalog folder."""
-    releases, findings = release_order(folder)
+    """Findings for a whole catalog folder: its parts (CAT010), releases.json, projects.yaml, links.json and
+    every line of every <project>.jsonl. An empty list means everything in it may be published."""
+    releases, findings, where = check_releases(folder)
+    configured, more = check_projects(folder)
+    findings += more + check_links(folder)
+    files = []
     for path in sorted(folder.glob("*.jsonl")):
-        slug = path.name[: -len(".jsonl")]
-        findings.extend(check_catalog_file(path, releases.get(slug) if releases else None))
+        if path.is_symlink() or not path.is_file() or not SLUG.fullmatch(_slug(path)):
+            findings.append(make("CAT010", str(path), "", f"{path.name} is not a project file (a regular file named by a "
+                                 "project slug); nothing in it is read"))
+        else:
+            files.append(path)
+    findings += _missing_parts(folder, [_slug(p) for p in files], releases, configured, where)
+    for path in files:
+        findings.extend(_check_lines(path, (releases or {}).get(_slug(path))))
     return findings
 
 
-def is_catalog_path(path: Path) -> bool:
-    return path.suffix == ".jsonl" or (path.is_dir() and (path / "releases.json").is_file())
+def _missing_parts(folder: Path, slugs: list[str], releases: dict[str, list[str]] | None, configured: set[str] | None,
+                   where: Callable[[str], tuple[int, int]]) -> list[Finding]:
+    """CAT010 for each project a part lacks: there is no releases.json or projects.yaml, or it does not name a
+    project file's project (a part that is there but broken has its own finding), or releases.json names a
+    project that has no file."""
+    out = []
+    for slug in slugs:
+        for name, known in ((RELEASES, releases), (PROJECTS, configured)):
+            missing = not present(folder / name)
+            if not missing and (known is None or slug in known):
+                continue
+            why = f"there is no {name}" if missing else f"{name} does not name it"
+            out.append(make("CAT010", str(folder / f"{slug}.jsonl"), "", f"{slug}: {why}, so this project file cannot be "
+                            "checked whole"))
+    for slug in sorted(set(releases or ()) - set(slugs)):
+        out.append(make("CAT010", str(folder / RELEASES), f"/{pointer_escape(slug)}", f"{slug}: releases.json names it, but "
+                        f"there is no {slug}.jsonl", where(f"/{pointer_escape(slug)}")))
+    return out
 
+
+def has_catalog(folder: Path) -> bool:
+    """Whether `folder` holds any part of a catalog (then the whole of it is checked before anything is published)."""
+    return folder.is_dir() and (present(folder / RELEASES) or present(folder / PROJECTS) or any(folder.glob("*.jsonl")))
+
+
+def is_catalog_path(path: Path) -> bool:
+    """A catalog file, or a folder holding any part of a catalog (a missing releases.json makes it no less one)."""
+    return path.suffix == ".jsonl" or has_catalog(path)
+
+
+class CatalogRefused(Exception):
+    """A catalog with findings: no part of it is published. The message lists the first of them."""
+
+    def __init__(self, folder: Path, findings: list[Finding], problems: list[str]):
+        shown = format_text(findings[:20], 0).rsplit("\n", 2)[0] if findings else "\n".join(problems)
+        count = len(findings) or len(problems)
+        super().__init__(f"the catalog in {folder} does not pass `errdex validate {folder}` ({count} finding{'s' * (count != 1)}); "
+                         f"no part of it is published (build with --no-catalog to leave it out):\n{shown}")
+
+
+def checked_catalog(folder: Path) -> Catalog | None:
+    """The catalog in `folder` for publishing: None when the folder holds no part of one; else read only once
+    every check passed (load, check, publish only what was checked), CatalogRefused otherwise. The reader skips
+    what it cannot use; should it skip anything the checks passed, nothing is published either."""
+    if not has_catalog(folder):
+        return None
+    findings = check_catalog(folder)
+    if findings:
+        raise CatalogRefused(folder, findings, [])
+    catalog = load_catalog(folder)
+    if catalog.problem_count:
+        raise CatalogRefused(folder, [], catalog.problems)
+    return catalog
