@@ -6,7 +6,9 @@
  * whose token many share, are found by their rarest 4-character piece instead). Only then are the shards holding the
  * candidates fetched (their patterns, templates, releases and sites), and the patterns run, by the worker's own
  * loop, ranked with the records (match.json's rules). Traceback frames are read with the index's frame pattern
- * and looked up in the site shards, as generator/matchcatalog.traceback_fit does.
+ * and looked up in the site shards, as generator/matchcatalog.traceback_fit does. Every pattern here, the frame
+ * pattern included (its id is FRAME_ID), runs through the worker's `execute`, as the records' do: the page can
+ * leave any of them out.
  */
 "use strict";
 
@@ -14,6 +16,7 @@ var catalog = null; // {projects, tokens: Map token -> [[shard, probe, position]
 var shardCache = new Map(); // shard key -> Promise of its document
 var TOKEN = /[A-Za-z0-9_]+/g;
 var BIG_BUCKET = 24;
+var FRAME_ID = "catalog:frame"; // the frame pattern's id for the page's skip list: no record or entry id has a ":"
 
 function catalogLoad(text, shardUrl) {
   var doc = JSON.parse(text);
@@ -50,7 +53,8 @@ function catalogLoad(text, shardUrl) {
     grams.get(g).push([a, best]);
   });
   catalog = {
-    projects: doc.projects, tokens: tokens, always: short, grams: grams, shardUrl: shardUrl, frame: new RegExp(doc.frame, "g"),
+    projects: doc.projects, tokens: tokens, always: short, grams: grams, shardUrl: shardUrl,
+    frame: { id: FRAME_ID, source: String(doc.frame), flags: "g", re: null },
     maxFrames: doc.max_frames, siteShards: doc.site_shards, entries: doc.entries, siteShardsWritten: new Set(doc.site_shards_written)
   };
   return doc.entries;
@@ -130,9 +134,10 @@ function squeeze(s) { return s.replace(/[ \t]+/g, " ").replace(/^[ \t\r]+|[ \t\r
 // The frames of a traceback: [path, line, source line or null] for the first max_frames `File "...py", line N`;
 // the source line is the next line, unless that is another frame or blank (generator/catalogquery._frames).
 function frames(text) {
-  var out = [], re = catalog.frame, m;
-  re.lastIndex = 0;
-  while (out.length < catalog.maxFrames && (m = re.exec(text)) !== null) {
+  var out = [], at = 0, m;
+  while (out.length < catalog.maxFrames && (m = execute(catalog.frame, text, at)) !== null) {
+    at = m.index + Math.max(m[0].length, 1); // past the match, as finditer goes on (an empty match too)
+    if (typeof m[1] !== "string" || typeof m[2] !== "string") continue; // a frame pattern without both groups
     var start = text.indexOf("\n", m.index + m[0].length), source = null;
     if (start >= 0) {
       var end = text.indexOf("\n", start + 1);

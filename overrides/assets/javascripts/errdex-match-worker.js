@@ -11,9 +11,13 @@
  *     check that the whole literal is there; only then compile (once) and run the pattern;
  *   - one result per record: its first line, the matched span, the captured values, a score and its reasons.
  * A line longer than WINDOW is matched in overlapping windows; the text is cut at MAX_TEXT characters; the
- * work stops after BUDGET_MS and says how far it got. Before it runs a pattern other than the last one it ran,
- * it tells the page which (a "trying" message): a pattern that backtracks for ever cannot be interrupted, so
- * the page terminates the worker, and this is how it knows which pattern to leave out of the next one.
+ * work stops after the request's budget and says so. Every pattern the worker runs, whatever its kind (a record's,
+ * a catalog entry's, the catalog index's traceback frame pattern, FRAME_ID), runs through `execute`, which leaves
+ * out the ids the page asked to skip, runs nothing once the budget is spent, and, before it runs a pattern other
+ * than the last one it ran, tells the page which (a "trying" message): a pattern that backtracks for ever cannot
+ * be interrupted, so the page terminates the worker, and this is how it knows which pattern to leave out of the
+ * next one. A pattern that is slow but ends (over 1/SLOW_SHARE of the budget in one request) is left out by
+ * `execute` itself, its results dropped and its time given back to the others; the answer names it (`skipped`).
  *
  * With the catalog's match index (errdex-match-catalog.js), each line is also looked up in the catalog; the
  * shards holding the candidates are fetched (the page is told: "fetching", then "fetched"), their patterns run
@@ -30,6 +34,7 @@ var OVERLAP = 4096;
 var MAX_TEXT = 8 * 1024 * 1024;
 var MAX_VALUE = 500;
 var EXCERPT = 160;
+var SLOW_SHARE = 3; // a pattern that takes more than this share of a request's budget is left out
 
 var patterns = [];
 var rules = null; // match.json's ranking rules
@@ -42,9 +47,13 @@ var catalogLines = []; // lines (or windows) of the current request that hold a 
 var catalogPatterns = new Map(); // entry id -> its pattern, once its shard is here
 var seq = null; // the request being matched
 var announced = null; // the last pattern the page was told about
-var skipped = []; // ids left out, as the page asked
+var skip = new Set(); // ids the page asked to leave out, of every kind: records, catalog entries, FRAME_ID
+var deadline = Infinity; // when the current request's budget runs out (performance.now())
+var over = false; // the budget ran out: no more patterns run for this request
+var request = 0; // the current request, counted: a pattern's time (p.spent) is per request
+var slowMs = Infinity; // the current request's budget / SLOW_SHARE
 
-function load(text, skip) {
+function load(text) {
   return Promise.resolve(text).then(function (body) {
     var doc = JSON.parse(body);
     rules = doc && doc.rules;
@@ -55,7 +64,6 @@ function load(text, skip) {
     var pending = [];
     list.forEach(function (e) {
       if (!e || typeof e.id !== "string" || typeof e.js_source !== "string" || typeof e.js_flags !== "string") return;
-      if (skip.indexOf(e.id) >= 0) { skipped.push(e.id); return; }
       if (!/^[iu]*$/.test(e.js_flags)) return;
       var folded = e.js_flags.indexOf("i") >= 0;
       var p = {
@@ -105,11 +113,41 @@ function gram(text, i) {
   return Math.imul(h, 0x01000193) ^ text.charCodeAt(i + 3);
 }
 
-function compiled(p) {
+function compiled(p) { // called by execute only
   if (p.re === null) {
     try { p.re = new RegExp(p.source, p.flags); } catch (err) { p.re = false; }
   }
   return p.re;
+}
+
+function overBudget() {
+  if (!over && performance.now() > deadline) over = true;
+  return over;
+}
+
+// The one place a pattern runs, whatever its kind: `p` is {id, source, flags, re}. Null when it is left out (the
+// page's skip list, or slow in this worker), when the budget is spent (`over` says so), when it does not compile,
+// or when it does not match `text` from `from` on.
+function execute(p, text, from) {
+  if (skip.has(p.id)) return null;
+  var t = performance.now();
+  if (over || t > deadline) { over = true; return null; }
+  var re = compiled(p);
+  if (!re) return null;
+  if (p !== announced) { announced = p; self.postMessage({ type: "trying", id: p.id, seq: seq }); }
+  re.lastIndex = from;
+  var m = re.exec(text);
+  if (p.request !== request) { p.request = request; p.spent = 0; }
+  p.spent += performance.now() - t;
+  if (p.spent > slowMs) { leaveOut(p); return null; }
+  return m;
+}
+
+// A pattern too slow to finish the request with the others: left out from now on (as if the page had asked),
+// and the time it took is not counted against the others' budget.
+function leaveOut(p) {
+  skip.add(p.id);
+  deadline += p.spent;
 }
 
 function candidates(text, lower) {
@@ -151,12 +189,11 @@ function jsonStrings(text) {
   return out;
 }
 
-function jsonGroups(text, re) {
+function jsonGroups(text, p) {
   var strings = jsonStrings(text);
   if (!strings) return null;
   for (var i = 0; i < strings.length; i++) {
-    re.lastIndex = 0;
-    var m = re.exec(strings[i]);
+    var m = execute(p, strings[i], 0);
     if (m) return m.slice(1);
   }
   return null;
@@ -178,14 +215,10 @@ function matchLine(text, lineNo, col, limit, hits) {
 function runPatterns(ordered, text, lineNo, col, limit, hits) {
   for (var n = 0; n < ordered.length; n++) {
     var p = ordered[n];
-    var re = compiled(p);
-    if (!re) continue;
-    if (p !== announced) { announced = p; self.postMessage({ type: "trying", id: p.id, seq: seq }); }
-    re.lastIndex = 0;
-    var m = re.exec(text);
+    var m = execute(p, text, 0);
     if (!m || (limit !== null && m.index >= limit)) continue;
     var s = m.index, e = m.index + m[0].length;
-    var groups = jsonGroups(text, re) || m.slice(1);
+    var groups = jsonGroups(text, p) || m.slice(1);
     var lo = text.length > 4 * EXCERPT ? Math.max(0, s - EXCERPT) : 0;
     var hi = text.length > 4 * EXCERPT ? Math.min(text.length, Math.max(e, s + 1) + EXCERPT) : text.length;
     hits.push({
@@ -249,11 +282,15 @@ function rank(hits) {
 
 function run(text, budget, version) {
   var t0 = performance.now();
+  deadline = t0 + budget;
+  over = false;
+  request += 1;
+  slowMs = budget / SLOW_SHARE;
   var cut = text.length > MAX_TEXT;
   if (cut) text = text.slice(0, MAX_TEXT);
   var hits = [];
   catalogLines = [];
-  var lineNo = 0, pos = 0, stopped = false;
+  var lineNo = 0, pos = 0;
   while (pos <= text.length) {
     var nl = text.indexOf("\n", pos);
     var end = nl < 0 ? text.length : nl;
@@ -269,14 +306,15 @@ function run(text, budget, version) {
         if (last) break;
       }
     }
-    if ((lineNo & 63) === 0 && performance.now() - t0 > budget) { stopped = pos; break; }
+    if (over || ((lineNo & 63) === 0 && overBudget())) break;
     if (nl < 0 || nl + 1 === text.length) break; // a final newline ends the last line; it starts none
     pos = nl + 1;
   }
   var waited = 0;
   function done(fits) {
-    return { results: combine(rank(hits), version || {}), traceback: fits, lines: lineNo, cut: cut, stopped: stopped !== false,
-             skipped: skipped, elapsed: performance.now() - t0 - waited, waited: waited };
+    var kept = hits.filter(function (h) { return !skip.has(h.p.id); }); // none from a pattern left out midway
+    return { results: combine(rank(kept), version || {}), traceback: fits, lines: lineNo, cut: cut, stopped: over,
+             skipped: Array.from(skip).sort(), elapsed: performance.now() - t0 - waited, waited: waited };
   }
   if (catalog === null) return Promise.resolve(done([]));
   var found = frames(text);
@@ -287,6 +325,7 @@ function run(text, budget, version) {
   self.postMessage({ type: "fetching", seq: seq });
   return shards(keys).then(function (docs) {
     waited = performance.now() - w0;
+    deadline += waited; // the network's time is not the patterns'
     self.postMessage({ type: "fetched", seq: seq });
     // Pattern by pattern, each over its lines in order (a result keeps its first hit): the page is told of each
     // pattern once, not once a line.
@@ -316,7 +355,6 @@ function catalogPattern(e) {
   if (!e || typeof e.js !== "string") return null;
   var p = catalogPatterns.get(e.id);
   if (p) return p;
-  if (skipped.indexOf(e.id) >= 0) return null;
   p = {
     index: 1e9 + catalogPatterns.size, id: e.id, title: e.template, title_zh: e.template, message: e.template,
     source: e.js, flags: e.flags || "u", folded: false, re: null, spec: e.specificity, exc: e.exception || "",
@@ -398,7 +436,8 @@ var ready = null;
 self.onmessage = function (event) {
   var msg = event.data || {};
   if (msg.type === "load") {
-    ready = load(String(msg.text), Array.isArray(msg.skip) ? msg.skip : []).then(function (count) {
+    skip = new Set((Array.isArray(msg.skip) ? msg.skip : []).filter(function (id) { return typeof id === "string"; }));
+    ready = load(String(msg.text)).then(function (count) {
       var entries = 0;
       if (typeof msg.catalog === "string") {
         try { entries = catalogLoad(msg.catalog, String(msg.shard)); } catch (err) { catalog = null; }

@@ -2,12 +2,15 @@
  *
  * Matching runs in a Web Worker (errdex-match-worker.js) from the site's own match.json, so nothing
  * leaves the browser and a huge paste cannot freeze the page. The page fetches match.json once and hands its
- * text to each worker it starts. Each request has a time budget inside the worker; a worker that does not
- * answer within HARD_LIMIT_MS is stuck in one pattern (a backtracking engine can take exponential time): the
- * worker says which pattern it is about to run, so the page terminates it, starts a new one without that
- * pattern, and matches the text again; the reader is told which pattern was skipped. Text that timed out
- * outside any pattern is not sent again. Results are built as DOM nodes with textContent: pasted text is never
- * parsed as HTML.
+ * text to each worker it starts. Each request has a time budget inside the worker, and every pattern the worker
+ * runs (a record's, a catalog entry's, the traceback frame pattern: all through one function there) is named to
+ * the page before it runs. A worker that does not go on to another pattern or answer within HARD_LIMIT_MS is stuck
+ * in the one it named (a backtracking engine can take exponential time): the page terminates it, starts a new
+ * one that leaves out every pattern left out so far, and matches the text again. A pattern that is slow but ends,
+ * the worker leaves out itself and names in its answer. The reader is told which patterns were left out and sees
+ * the results of all the others; each restart leaves out one more pattern, so a paste costs at most one restart
+ * per slow pattern. Text that timed out outside any pattern is not sent again. Results are built as DOM nodes
+ * with textContent: pasted text is never parsed as HTML.
  *
  * Where things are comes from the markup (overrides/partials/errdex-match.html), which the build fills from
  * generator/routes.py: data-route-match (the pattern file, relative to data-site-root) and data-route-error-page
@@ -48,7 +51,7 @@
   var catalogText = null;
   var lang = document.documentElement.lang;
   var BUDGET_MS = 1500;
-  var HARD_LIMIT_MS = 4000;
+  var HARD_LIMIT_MS = 4000; // in one pattern (from the "trying" that names it), or since the request or fetch
   var SHOW = 20;
 
   function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
@@ -65,7 +68,7 @@
 
   var worker = null, seq = 0, busy = false, pending = null, timer = null, sentLength = 0, sentText = null;
   var indexText = null; // match.json, fetched once per page
-  var skipped = []; // ids of patterns that ran past HARD_LIMIT_MS; later workers leave them out
+  var skipped = []; // ids of patterns (of every kind) that ran too long; later workers leave them out
   var trying = null; // the pattern the worker said it is running
   var timedOut = null; // text that timed out outside any pattern: not sent again
 
@@ -78,7 +81,7 @@
   function onMessage(event) {
     var data = event.data || {};
     if (data.type === "trying") {
-      if (data.seq === seq) trying = data.id;
+      if (data.seq === seq) { trying = data.id; arm(); } // the hard limit is per pattern: the one that overruns it is to blame
     } else if (data.type === "fetching") {
       if (data.seq === seq) clearTimeout(timer); // the network, not a pattern: no hard limit while it fetches
     } else if (data.type === "fetched") {
@@ -94,6 +97,9 @@
     } else if (data.type === "result" && data.seq === seq) {
       clearTimeout(timer);
       busy = false;
+      (Array.isArray(data.skipped) ? data.skipped : []).forEach(function (id) { // left out by the worker: slow, but it ended
+        if (typeof id === "string" && skipped.indexOf(id) < 0) skipped.push(id);
+      });
       if (area.value.trim()) render(data);
       root.setAttribute("data-elapsed", data.elapsed.toFixed(1));
       root.setAttribute("data-input", String(sentLength));
@@ -124,6 +130,8 @@
       busy = false;
       pending = null;
       list.textContent = "";
+      catalogList.textContent = "";
+      fitLine.textContent = "";
       if (trying !== null && skipped.indexOf(trying) < 0) {
         skipped.push(trying); // the new worker matches the same text again, without this pattern
         showSkipped();
