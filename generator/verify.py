@@ -2,7 +2,8 @@
 
 Three ways to read upstream files: a local git checkout or mirror (`git show <commit>:<path>`); only when asked,
 the repository host's raw-file URLs; or (`--release`) the release artifact the record names, from the package
-index or a folder of saved artifacts (generator.artifacts), checked against its sha256.
+index or a folder of saved artifacts (generator.artifacts), checked against its sha256 before it is opened and
+only read as an archive: nothing in it is run.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ class Sources:
             return artifacts.read_member(artifacts.fetch(source.release, self.releases, self.find_links), source.path)
         except artifacts.ArtifactMismatch:
             raise
+        except artifacts.IndexUnreachable as exc:
+            raise FetchFailed(str(exc)) from exc
         except artifacts.ArtifactError as exc:
             raise Unavailable(str(exc)) from exc
 

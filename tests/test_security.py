@@ -539,6 +539,27 @@ def test_workflows_are_locked_down(workflow) -> None:
             assert "${{" not in step.get("run", ""), f"{name}: a context value pasted into a run script"
 
 
+def test_the_harvest_workflow_tolerates_only_a_fetch_failure() -> None:
+    """`errdex harvest` exits 3 when, and only when, some release could not be fetched while the rest was
+    harvested; a crash (1) or bad usage (2) must fail the job. The job that may write runs no repository code."""
+    doc = yaml.safe_load((ROOT / ".github/workflows/harvest.yml").read_text(encoding="utf-8"))
+    harvest, pull_request = doc["jobs"]["harvest"], doc["jobs"]["pull-request"]
+    assert harvest["permissions"] == {"contents": "read"} and "continue-on-error" not in harvest
+    scripts = []
+    for step in harvest["steps"]:
+        assert "continue-on-error" not in step and step.get("shell", "bash") == "bash"
+        script = step.get("run", "").replace("\\\n", " ")  # one line per command
+        assert not re.search(r"set \+e|\|\|\s*(true|:)\s*$", script, re.M), script
+        for tolerated in re.findall(r"\|\|([^\n]*)", script):
+            assert tolerated.strip() == "test $? -eq 3", f"the harvest job tolerates `{tolerated.strip()}`"
+        scripts += script.splitlines()
+    call = [line for line in scripts if "errdex harvest" in line]
+    assert len(call) == 1 and call[0].rstrip().endswith("|| test $? -eq 3")
+    assert "|" not in call[0].split("||")[0], "a pipe would hide the harvest's exit status"
+    for step in pull_request["steps"]:
+        assert "run" not in step and not step["uses"].startswith("./"), "the pull-request job runs only pinned actions"
+
+
 def test_only_listed_docs_pages_use_macros() -> None:
     users = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
                    if re.search(r"^render_macros:\s*true\s*$", p.read_text(encoding="utf-8"), re.M))

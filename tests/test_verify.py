@@ -208,19 +208,6 @@ def test_release_mode_skips_records_without_a_package_artifact(tmp_path, capsys,
     assert code == 0 and "0 snippets checked" in out and "1 not checked" in out
 
 
-def test_pip_is_asked_for_exactly_the_named_wheel() -> None:
-    from generator.artifacts import pip_arguments
-    from generator.model import Release
-
-    args = pip_arguments(Release(version="0.24.0", package="vllm", artifact="vllm-0.24.0-cp38-abi3-manylinux_2_28_x86_64.whl"))
-    assert args[-1] == "vllm==0.24.0" and "--only-binary" in args
-    assert args[args.index("--abi") + 1] == "abi3" and args[args.index("--platform") + 1] == "manylinux_2_28_x86_64"
-    args = pip_arguments(Release(version="0.3.35", package="llama-cpp-python", artifact="llama_cpp_python-0.3.35.tar.gz"))
-    assert "--no-binary" in args and "--platform" not in args
-    args = pip_arguments(Release(version="5.15.0", package="transformers", artifact="transformers-5.15.0-py3-none-any.whl"))
-    assert "--platform" not in args and "--only-binary" in args
-
-
 def test_release_mode_reads_a_git_tag_from_a_mirror(tmp_path, capsys, upstream) -> None:
     repo, commit = upstream
     _git(repo, "tag", "v1.2.0")

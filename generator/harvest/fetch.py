@@ -1,9 +1,17 @@
 """A release's published source, into a content-addressed cache outside the repository.
 
-PyPI projects: `pip download --no-deps` of one wheel or sdist into a temporary folder; the files the project's
-configuration harvests are stored by their sha256 (so a file unchanged between releases is stored once), a
-manifest records the artifact's name and sha256 and each path's content hash, and the artifact is deleted.
-Git projects: the tree at a tag, read from a local clone or mirror with `git ls-tree` and `git cat-file`.
+PyPI projects: the package index's Simple API (JSON, PEP 691; $ERRDEX_INDEX_URL or https://pypi.org/simple/)
+lists each file with its sha256; the wheel or sdist the project's configuration asks for is chosen from the
+file names as pip would choose it (`artifact`; for wheels the tags of CPython `pip_python` on `pip_platforms`,
+or without platforms this interpreter's own), downloaded over https into a temporary folder and kept only if
+its bytes have the listed sha256. Nothing from it is run, and pip is not run at all: the file is only read as
+an archive (regular members, each read bounded). The files the configuration harvests are stored by their
+sha256 (so a file unchanged between releases is stored once), within a budget per release (MAX_ARTIFACT_BYTES
+of file contents and MAX_MEMBERS entries, checked on what the archive declares before anything is stored, and
+again while reading); a manifest records the artifact's name and sha256 and each path's content hash, and the
+artifact is deleted.
+Git projects: the tree at a tag, read from a local clone or mirror with `git ls-tree` and `git cat-file`, within
+the same budget.
 
 Cache layout (default ~/.cache/errdex, or $ERRDEX_CACHE, or --cache):
   blobs/<2 hex>/<sha256>                   file contents
@@ -17,19 +25,28 @@ import hashlib
 import io
 import json
 import os
+import platform
 import re
 import subprocess
-import sys
-import tarfile
 import tempfile
-import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.tags import Tag, compatible_tags, cpython_tags, sys_tags
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from ..artifacts import MAX_MEMBERS, members
+from ..packageindex import ArtifactError, IndexFile, artifact_release, download, index_files
 from ..artifacts import default_cache, sha256_file  # noqa: F401  (one cache and one hash for harvest and verify)
 from .config import Project
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024  # a source file larger than this is generated data, not code
+# The harvested files of one release, in all: the largest real ones hold 57 MiB (sglang 0.5.23), 51 MiB
+# (transformers 5.24.0), 41 MiB (vllm 0.33.0), 24 MiB (llama-cpp-python 0.3.36).
+MAX_ARTIFACT_BYTES = 192 * 1024 * 1024
 
 
 class FetchError(Exception):
@@ -75,58 +92,161 @@ class Cache:
         tmp.replace(path)
 
 
-def pip_download(project: Project, version: str, dest: Path) -> Path:
-    """Download one artifact of `project` at `version` with pip; returns its path."""
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check", "-d", str(dest)]
+# ---------------------------------------------------------------- which file of a release: as pip would choose
+
+def supported_tags(project: Project) -> list[Tag]:
+    """The wheel tags pip accepts, most preferred first, in pip's order (packaging.tags), so that the same file
+    is chosen: those of CPython `pip_python` on `pip_platforms`, or without platforms this interpreter's own."""
+    if not project.pip_platforms:
+        return list(sys_tags())
+    major, minor = (int(part) for part in project.pip_python.split(".")[:2])
+    interpreter = f"cp{major}{minor}"
+    platforms = _platforms(project.pip_platforms)
+    tags = [*cpython_tags((major, minor), [interpreter, "abi3", "none"], platforms),
+            *compatible_tags((major, minor), interpreter, platforms)]
+    return list(dict.fromkeys(tags))
+
+
+def _platforms(asked: list[str]) -> list[str]:
+    """The platforms asked for, widened as pip widens them (a manylinux2014 system takes manylinux2010 and
+    manylinux1 wheels too)."""
+    out: list[str] = []
+    for name in asked:
+        prefix, _, arch = name.partition("_")
+        wider = [name]
+        if prefix == "manylinux2014" and arch in ("i686", "x86_64"):
+            wider += [f"manylinux2010_{arch}", f"manylinux1_{arch}"]
+        elif prefix == "manylinux2010":
+            wider.append(f"manylinux1_{arch}")
+        out += [p for p in wider if p not in out]
+    return out
+
+
+def target_python(project: Project) -> str:
+    """The Python version a file's Requires-Python is checked against: `pip_python` with platforms, else this one."""
+    return project.pip_python if project.pip_platforms else platform.python_version()
+
+
+def _fits_python(entry: IndexFile, python: str) -> bool:
+    if not entry.requires_python:
+        return True
+    try:
+        return SpecifierSet(entry.requires_python).contains(python, prereleases=True)
+    except InvalidSpecifier:
+        return True  # as pip: an unreadable Requires-Python does not exclude the file
+
+
+def _candidate(project: Project, entry: IndexFile, ranks: dict[Tag, int]) -> tuple[Version, tuple] | None:
+    """(version, sort key: lower is preferred) of a file the project's configuration could take, else None."""
+    assert project.package
+    if not _fits_python(entry, target_python(project)):
+        return None
     if project.artifact == "sdist":
-        cmd += ["--no-binary", ":all:"]
-    elif not project.pip_platforms:  # pure-Python wheels: this interpreter's tags are enough
-        cmd += ["--only-binary", ":all:"]
-    else:
-        cmd += ["--only-binary", ":all:", "--python-version", project.pip_python, "--implementation", "cp"]
-        for platform in project.pip_platforms:
-            cmd += ["--platform", platform]
-        py = project.pip_python.replace(".", "")
-        for abi in (f"cp{py}", "abi3", "none"):
-            cmd += ["--abi", abi]
-    cmd.append(f"{project.package}=={version}")
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    files = sorted(p for p in dest.iterdir() if p.is_file())
-    if done.returncode != 0 or not files:
-        tail = "\n".join(line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location"))[-600:]
-        raise FetchError(f"pip download {project.package}=={version} failed: {tail.strip()}")
-    return files[0]
+        found = artifact_release(entry.filename)
+        if found is None or entry.filename.endswith(".whl") or found[0] != canonicalize_name(project.package):
+            return None
+        try:
+            version = Version(found[1])
+        except InvalidVersion:
+            return None
+        return version, (entry.yanked, not entry.filename.endswith(".tar.gz"), entry.filename)
+    try:
+        name, version, build, tags = parse_wheel_filename(entry.filename)
+    except (InvalidWheelFilename, InvalidVersion):
+        return None
+    rank = min((ranks[t] for t in tags if t in ranks), default=None)
+    if name != canonicalize_name(project.package) or rank is None:
+        return None
+    # pip: not yanked, then the most preferred tag, then the highest build number; then the name, for one answer
+    return version, (entry.yanked, rank, -build[0] if build else 1, entry.filename)
 
 
-def _members(artifact: Path) -> Iterator[tuple[str, Callable[[], bytes], int]]:
-    """(path, reader, size) for every regular file in a wheel (zip) or sdist (tar); an sdist's top folder is cut."""
-    name = artifact.name
-    if name.endswith((".whl", ".zip")):
-        with zipfile.ZipFile(artifact) as archive:
-            for info in archive.infolist():
-                if not info.is_dir():
-                    yield info.filename, (lambda i=info: archive.read(i)), info.file_size
-    elif name.endswith((".tar.gz", ".tgz", ".tar")):
-        with tarfile.open(artifact) as archive:
-            for member in archive:
-                if member.isfile():
-                    path = member.name.split("/", 1)[1] if "/" in member.name else member.name
-                    yield path, (lambda m=member: archive.extractfile(m).read()), member.size
-    else:
-        raise FetchError(f"{name}: neither a wheel nor an sdist")
+def _candidates(project: Project, files: list[IndexFile]) -> list[tuple[Version, tuple, IndexFile]]:
+    ranks = {tag: n for n, tag in enumerate(supported_tags(project))}
+    return [(c[0], c[1], f) for f in files if (c := _candidate(project, f, ranks)) is not None]
 
 
-def store_artifact(project: Project, version: str, artifact: Path, cache: Cache) -> dict:
-    """Store the harvested files of one downloaded artifact; returns (and saves) its manifest."""
-    files: dict[str, str] = {}
-    for path, read, size in _members(artifact):
+def choose_file(project: Project, version: str, files: list[IndexFile]) -> IndexFile | None:
+    """The one file of `version` that the configuration asks for, among those the index lists."""
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    fitting = [(key, f) for v, key, f in _candidates(project, files) if v == wanted]
+    return min(fitting, key=lambda pair: pair[0])[1] if fitting else None
+
+
+def release_versions(project: Project, files: list[IndexFile]) -> list[str]:
+    """The final releases (no pre- or dev releases) that have a file the configuration takes and that is not
+    yanked, newest first."""
+    found = {v for v, key, _ in _candidates(project, files) if not key[0] and not v.is_prerelease}
+    return [str(v) for v in sorted(found, reverse=True)]
+
+
+def index_download(project: Project, version: str, dest: Path) -> Path:
+    """The configured file of `project` at `version`, exactly as the index lists it, into `dest`; a file whose
+    bytes do not have the listed sha256 is deleted unopened."""
+    assert project.package
+    try:
+        chosen = choose_file(project, version, index_files(project.package))
+        if chosen is None:
+            where = ", ".join(project.pip_platforms or ["this machine"])
+            what = "sdist" if project.artifact == "sdist" else f"wheel for Python {target_python(project)} on {where}"
+            raise FetchError(f"the package index lists no {what} of {project.package}=={version}")
+        return download(chosen.url, dest / chosen.filename, chosen.sha256, chosen.size)
+    except ArtifactError as exc:
+        raise FetchError(str(exc)) from exc
+
+
+# ---------------------------------------------------------------- storing a release within its budget
+
+def _over_budget(name: str, files: int, total: int) -> FetchError:
+    return FetchError(f"{name}: its {files} files to harvest hold {total} bytes, over the budget of {MAX_ARTIFACT_BYTES} "
+                      "bytes per release; no manifest saved")
+
+
+def _harvested(project: Project, artifact: Path) -> dict[int, tuple[str, int]]:
+    """Entry number -> (path, declared size) of the artifact's files the configuration harvests."""
+    wanted: dict[int, tuple[str, int]] = {}
+    for n, member in enumerate(members(artifact)):
+        path = member.path
         if project.strip:
             if not path.startswith(project.strip):
                 continue
             path = path[len(project.strip):]
-        if size > MAX_MEMBER_BYTES or project.language_of(path) is None:
-            continue
-        files[path] = cache.put_blob(read())
+        if member.size <= MAX_MEMBER_BYTES and project.language_of(path) is not None:
+            wanted[n] = (path, member.size)
+    return wanted
+
+
+def _store_members(artifact: Path, wanted: dict[int, tuple[str, int]], cache: Cache) -> dict[str, str]:
+    """Store the wanted entries; each read is bounded by its declared size and by what is left of the budget."""
+    files: dict[str, str] = {}
+    left = MAX_ARTIFACT_BYTES
+    with closing(members(artifact)) as entries:
+        for n, member in enumerate(entries):
+            if n not in wanted:
+                continue
+            path, size = wanted[n]
+            if size > left:
+                raise _over_budget(artifact.name, len(wanted), MAX_ARTIFACT_BYTES - left + size)
+            data = member.read(size)
+            left -= len(data)
+            files[path] = cache.put_blob(data)
+    return files
+
+
+def store_artifact(project: Project, version: str, artifact: Path, cache: Cache) -> dict:
+    """Store the harvested files of one downloaded artifact; returns (and saves) its manifest. An artifact over
+    the budget, or that cannot be read, is a FetchError and leaves no manifest."""
+    try:
+        wanted = _harvested(project, artifact)  # a first pass on declared sizes: nothing is stored yet
+        total = sum(size for _, size in wanted.values())
+        if total > MAX_ARTIFACT_BYTES:
+            raise _over_budget(artifact.name, len(wanted), total)
+        files = _store_members(artifact, wanted, cache)
+    except ArtifactError as exc:
+        raise FetchError(str(exc)) from exc
     manifest = {"version": version, "source": "pypi", "artifact": artifact.name, "sha256": sha256_file(artifact), "files": files}
     cache.save_manifest(project.slug, version, manifest)
     return manifest
@@ -139,7 +259,7 @@ def fetch_pypi(project: Project, version: str, cache: Cache, downloader: Callabl
         return manifest
     cache.root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="errdex-dl-", dir=cache.root) as tmp:
-        artifact = (downloader or pip_download)(project, version, Path(tmp))
+        artifact = (downloader or index_download)(project, version, Path(tmp))
         return store_artifact(project, version, artifact, cache)
 
 
@@ -159,16 +279,21 @@ def fetch_git(project: Project, tag: str, gitdir: Path, cache: Cache) -> dict:
         raise FetchError(f"{tag!r} is not a tag name")
     commit = _git(gitdir, "rev-parse", "--verify", f"refs/tags/{tag}^{{commit}}").decode().strip()
     listing = _git(gitdir, "ls-tree", "-r", "-z", "-l", commit)
+    rows = [row for row in listing.split(b"\0") if row]
+    if len(rows) > MAX_MEMBERS:
+        raise FetchError(f"{project.repo} at {tag} has more than {MAX_MEMBERS} entries")
     wanted: list[tuple[str, str]] = []
-    for row in listing.split(b"\0"):
-        if not row:
-            continue
+    total = 0
+    for row in rows:
         meta, path = row.decode("utf-8", "replace").split("\t", 1)
         mode, kind, blob, size = meta.split()
         if kind != "blob" or mode == "120000" or size == "-" or int(size) > MAX_MEMBER_BYTES:
             continue
         if project.language_of(path) is not None:
             wanted.append((path, blob))
+            total += int(size)
+    if total > MAX_ARTIFACT_BYTES:
+        raise _over_budget(f"{project.repo} at {tag}", len(wanted), total)
     files: dict[str, str] = {}
     if wanted:
         out = _git(gitdir, "cat-file", "--batch", input="".join(f"{blob}\n" for _, blob in wanted).encode())
