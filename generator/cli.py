@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="with --catalog: random seed, to repeat a sample")
     p.set_defaults(func=cmd_verify_sources)
 
-    p = sub.add_parser("harvest", help="extract every error message of projects' releases into data/catalog")
+    p = sub.add_parser("harvest", help="extract every error message of projects' releases into data/catalog (exit 0: all harvested; 3: some release could not be fetched, the rest was; 1: none could be, or a crash)")
     p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: all)")
     p.add_argument("--releases", nargs="+", metavar="VERSION", help="harvest these releases (default: those listed in projects.yaml)")
     p.add_argument("--new", action="store_true", help="add only upstream releases newer than the catalog's last (and list them in projects.yaml)")

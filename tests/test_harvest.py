@@ -371,7 +371,7 @@ def git_repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch, git_repo: Path):
-    monkeypatch.setattr(fetch_module, "pip_download", fake_pip_download)
+    monkeypatch.setattr(fetch_module, "index_download", fake_pip_download)
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     (catalog / "projects.yaml").write_text(CONFIG)
@@ -424,12 +424,12 @@ def test_harvest_is_deterministic_and_cached(workspace) -> None:
     assert _harvest(ws) == 0
     first = {p.name: p.read_bytes() for p in ws.catalog.glob("*.json*")}
     calls = []
-    original = fetch_module.pip_download
-    fetch_module.pip_download = lambda *a: calls.append(a) or original(*a)
+    original = fetch_module.index_download
+    fetch_module.index_download = lambda *a: calls.append(a) or original(*a)
     try:
         assert _harvest(ws) == 0
     finally:
-        fetch_module.pip_download = original
+        fetch_module.index_download = original
     assert calls == []  # every release came from the cache
     assert {p.name: p.read_bytes() for p in ws.catalog.glob("*.json*")} == first
     assert not list(ws.cache.rglob("*.whl")) and not list(ws.cache.rglob("*.tar.gz"))  # artifacts are deleted

@@ -5,28 +5,40 @@ The catalog is a fold over a project's releases, oldest first: each release's si
 same fold continues an existing catalog with newer releases (`errdex harvest --new`), so a scheduled run needs
 only the new releases' artifacts. A site range holds while the file and the statement's text stay the same;
 its `line` is the line in the range's last release (`to`).
+
+Upstream files are hostile input, and one costs only itself: a file at a path the catalog's schema refuses, or
+that the extractor cannot read (whatever it raises), is skipped with its reason (`Skipped`); and the catalog's
+own checks (generator/checks/catalog.py) are the gate of what is written: an entry they refuse is left out with
+its finding (`Dropped`), so the harvest's output always passes `errdex validate`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from .. import chars
+from ..checks.catalog import CATALOG_SCHEMA_PATH, check_catalog_file, release_order
+from ..findings import Finding
 from .config import CATALOG_ROOT, Project
-from .extract_python import extract_python
-from .extract_tree_sitter import extract_c, extract_rust
+from .extract_python import python_sites
+from .extract_tree_sitter import extract_c, extract_rust, parser_for
 from .fetch import Cache
 from .sites import Site
 from .templates import entry_id, pattern_for, tier
 
 MAX_VARIANTS = 8
-EXTRACTOR_VERSION = "1"  # bump when extraction changes: cached results of older extractors are not reused
+EXTRACTOR_VERSION = "2"  # bump when extraction changes: cached results of older extractors are not reused
+MAX_REASON = 300  # characters of a skipped file's or dropped entry's reason
 ENTRY_KEYS = ("exception", "first", "function", "id", "kind", "last", "level", "literal", "pattern", "project",
               "releases", "sites", "specificity", "template", "tier")
 
@@ -38,39 +50,105 @@ def version_key(version: str):
         return (1, version)
 
 
+class Unreadable(Exception):
+    """A file whose sites cannot be extracted; the message says why."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file of a release that is not harvested, and why."""
+
+    path: str
+    reason: str
+
+
+def _why(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+def extract(source: bytes, lang: str, project: Project) -> list[Site]:
+    """The sites of one file's content, in the file's language; raises when the file cannot be read."""
+    if lang == "python":
+        return python_sites(source)
+    if lang == "rust":
+        return extract_rust(source)
+    return extract_c(source, lang, project.c_calls)
+
+
 def sites_of_file(cache: Cache, project: Project, path: str, sha: str) -> list[Site]:
-    """The sites in one file, parsed once per content (and extractor and call table)."""
+    """The sites in one file, parsed once per content (and extractor and call table). Unreadable when the file
+    cannot be parsed or walked, or its sites cannot be written as UTF-8 (a lone surrogate in a literal)."""
     lang = project.language_of(path)
     if lang is None:
         return []
     flavour = lang
     if lang in ("c", "cpp"):
-        import hashlib
-
         calls = json.dumps({k: vars(v) for k, v in sorted(project.c_calls.items())}, sort_keys=True)
         flavour += "-" + hashlib.sha256(calls.encode()).hexdigest()[:12]
     store = cache.root / "sites" / EXTRACTOR_VERSION / flavour / sha[:2] / f"{sha}.json"
     if store.is_file():
         return [Site.from_json(d) for d in json.loads(store.read_text(encoding="utf-8"))]
     source = cache.get_blob(sha)
-    if lang == "python":
-        sites = extract_python(source)
-    elif lang == "rust":
-        sites = extract_rust(source)
-    else:
-        sites = extract_c(source, lang, project.c_calls)
+    if lang != "python":
+        parser_for(lang)  # a grammar that is missing is this machine's fault, not the file's: it stops the harvest
+    try:
+        sites = extract(source, lang, project)
+        data = json.dumps([s.to_json() for s in sites], ensure_ascii=False).encode("utf-8")
+    except Exception as exc:  # whatever a hostile file makes the extractor raise costs that file only
+        raise Unreadable(_why(exc)) from exc
     store.parent.mkdir(parents=True, exist_ok=True)
     tmp = store.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps([s.to_json() for s in sites], ensure_ascii=False), encoding="utf-8")
+    tmp.write_bytes(data)
     tmp.replace(store)
     return sites
 
 
-def release_sites(cache: Cache, project: Project, manifest: dict) -> Iterator[tuple[str, Site]]:
-    """(path, site) for every error site of one release, in path order."""
+@lru_cache(maxsize=1)
+def _entry_schema():
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(json.loads(CATALOG_SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1 << 16)
+def path_refused(path: str) -> str | None:
+    """Why the catalog would refuse `path` as a site's path, or None: its characters, then its schema's rule
+    (whatever that comes to be), so that a file is skipped whole rather than its entries dropped one by one."""
+    found = chars.first_unsafe(path) or chars.HIDDEN.search(path)
+    if found:
+        return f"its path holds {chars.describe(found.group())}"
+    errors = _entry_schema().iter_errors({"sites": [{"path": path}]})
+    if any(list(error.instance_path) == ["sites", 0, "path"] for error in errors):
+        return "the catalog's schema refuses its path"
+    return None
+
+
+def release_sites(cache: Cache, project: Project, manifest: dict) -> tuple[list[tuple[str, Site]], list[Skipped]]:
+    """(path, site) for every error site of one release, in path order; and the files skipped, with why."""
+    found: list[tuple[str, Site]] = []
+    skipped: list[Skipped] = []
     for path, sha in sorted(manifest["files"].items()):
-        for site in sites_of_file(cache, project, path, sha):
-            yield path, site
+        if project.language_of(path) is None:
+            continue
+        why = path_refused(path)
+        if why is None:
+            try:
+                found.extend((path, site) for site in sites_of_file(cache, project, path, sha))
+                continue
+            except Unreadable as exc:
+                why = str(exc)
+        skipped.append(Skipped(path, why))
+    return found, skipped
+
+
+def release_refused(slug: str, row: dict) -> str | None:
+    """Why the catalog's checks would refuse a release's releases.json row, or None (its first finding)."""
+    with tempfile.TemporaryDirectory(prefix="errdex-gate-") as tmp:
+        folder = Path(tmp)
+        write_releases({slug: [row]}, folder)
+        _, findings = release_order(folder)
+    return _reason(findings[0]) if findings else None
 
 
 @dataclass
@@ -182,13 +260,83 @@ def catalog_path(slug: str, root: Path = CATALOG_ROOT) -> Path:
     return root / f"{slug}.jsonl"
 
 
-def write_catalog(fold: Fold, root: Path = CATALOG_ROOT) -> Path:
-    """data/catalog/<project>.jsonl: one entry per line, keys sorted, sorted by id, LF line ends."""
+@dataclass(frozen=True)
+class Dropped:
+    """A catalog entry the catalog's checks refuse: it is not written."""
+
+    id: str
+    path: str  # the file of its newest site
+    release: str  # its newest release
+    reason: str  # the first finding
+
+
+class GateError(Exception):
+    """The catalog's checks refuse the harvested file as a whole, not one entry of it: nothing is written."""
+
+
+def _reason(finding: Finding) -> str:
+    text = f"{finding.code} {finding.message}"
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+def _lines(fold: Fold) -> tuple[list[str], list[str], dict[str, str]]:
+    """(ids, lines) of the entries, in id order, and the entries that cannot be written as UTF-8, with why."""
     fold.link_variants()
+    ids, lines, unwritable = [], [], {}
+    for eid in sorted(fold.entries):
+        line = dumps_entry(fold.entries[eid].to_json()) + "\n"
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            unwritable[eid] = f"not UTF-8 text: {exc.reason}"
+            continue
+        ids.append(eid)
+        lines.append(line)
+    return ids, lines, unwritable
+
+
+def _refused(ids: list[str], findings: Iterable[Finding]) -> dict[str, str]:
+    """Entry id -> its first finding. A finding that names no entry of its line refuses the file itself."""
+    out: dict[str, str] = {}
+    for finding in findings:
+        n = finding.line
+        eid = ids[n - 1] if 1 <= n <= len(ids) else None
+        if eid is None or not (eid in finding.message or finding.message.startswith(f"line {n}")):
+            raise GateError(f"the catalog's checks refuse the harvested file itself: {_reason(finding)}")
+        out.setdefault(eid, _reason(finding))
+    return out
+
+
+def _dropped(entry: Entry, reason: str) -> Dropped:
+    return Dropped(entry.id, entry.sites[-1]["path"], entry.releases[-1][1], reason)
+
+
+def checked_text(fold: Fold) -> tuple[str, list[Dropped]]:
+    """The project's catalog file as it is to be written, and the entries left out of it. The gate is the
+    catalog's checks run on the file itself (generator/checks/catalog.py): an entry is written only if
+    `errdex validate` passes it, whatever rules the schema and the checks come to have."""
+    dropped: list[Dropped] = []
+    with tempfile.TemporaryDirectory(prefix="errdex-gate-") as tmp:
+        staged = Path(tmp) / catalog_path(fold.project.slug).name
+        while True:
+            ids, lines, refused = _lines(fold)
+            if not refused:
+                text = "".join(lines)
+                _write(staged, text)
+                refused = _refused(ids, check_catalog_file(staged, list(fold.releases)))
+                if not refused:
+                    return text, dropped
+            for eid, reason in sorted(refused.items()):
+                dropped.append(_dropped(fold.entries.pop(eid), reason))
+
+
+def write_catalog(fold: Fold, root: Path = CATALOG_ROOT) -> tuple[Path, list[Dropped]]:
+    """data/catalog/<project>.jsonl: one entry per line, keys sorted, sorted by id, LF line ends; only the
+    entries the catalog's checks pass (returned: the path, and the entries dropped)."""
+    text, dropped = checked_text(fold)
     path = catalog_path(fold.project.slug, root)
-    lines = [dumps_entry(fold.entries[eid].to_json()) + "\n" for eid in sorted(fold.entries)]
-    _write(path, "".join(lines))
-    return path
+    _write(path, text)
+    return path, dropped
 
 
 def read_catalog(path: Path) -> list[dict]:

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..findings import FORMATTERS
+from ..terminal import shown
 from ..verify import git_dirs
+
+if TYPE_CHECKING:
+    from .run import Outcome
 
 
 def harvest_command(args: argparse.Namespace) -> int:
-    """`errdex harvest`: the projects' releases into data/catalog."""
+    """`errdex harvest`: the projects' releases into data/catalog. Exit 0 when everything was harvested (files
+    skipped and entries dropped are reported, not failures), 3 when some release could not be fetched and others
+    were, 1 when none could be, 2 for bad arguments; a crash is a traceback, never 3."""
     from .config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
     from .fetch import Cache, default_cache
-    from .run import harvest
+    from .run import exit_code, harvest
 
     config = args.config or CONFIG_PATH
     try:
@@ -38,9 +45,19 @@ def harvest_command(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     for slug, versions in outcome.added.items():
         print(f"{slug}: added {', '.join(versions)}")
+    sys.stdout.write(format_notes(outcome))
     for failure in outcome.failures:
-        sys.stderr.write(f"errdex harvest: {failure}\n")
-    return 1 if outcome.failures else 0
+        sys.stderr.write(f"errdex harvest: {shown(failure)}\n")
+    return exit_code(outcome)
+
+
+def format_notes(outcome: Outcome) -> str:
+    """The report of what was left out: each skipped file and dropped entry on a line of its own (every value
+    from upstream escaped, so none can forge a line), then their counts."""
+    lines = [f"skipped {n.project} {shown(n.release)} {shown(n.path)}: {shown(n.reason)}" for n in outcome.skipped]
+    lines += [f"dropped {n.project} {n.id} ({shown(n.path)}, {shown(n.release)}): {shown(n.reason)}" for n in outcome.dropped]
+    lines.append(f"{len(outcome.skipped)} files skipped, {len(outcome.dropped)} entries dropped")
+    return "\n".join(lines) + "\n"
 
 
 def stats_command(args: argparse.Namespace) -> int:

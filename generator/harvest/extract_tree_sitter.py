@@ -6,24 +6,37 @@ message. A message is a string literal, adjacent literals (with `PRId64`-style m
 or a `format`/`string_format`-style call; printf conversions (`%d`, `%zu`, `%.2f`) become `{}` holes.
 Rust: `#[error("...")]` on error enums and structs, `panic!`/`unreachable!`/`unimplemented!`/`todo!`,
 `bail!`/`anyhow!`, `.expect("...")`, and the `error!`/`warn!` logging macros; `{}`, `{0}`, `{name:?}` holes.
+
+The work is linear in the file: one walk keeps each node's enclosing function and type and its siblings
+(tree-sitter's own parent and sibling lookups start again from the root, so using them per site is quadratic),
+names are read only when short, and a message built by `+` longer than MAX_MESSAGE is no site.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from .config import CCall
-from .extract_python import format_template
-from .sites import Site, clip_statement
+from .extract_python import MAX_DEPTH, MAX_MESSAGE, format_template
+from .sites import ANONYMOUS, MAX_NAME, Site, statement_at
 
-_C_PERCENT = re.compile(r"%%|%[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t|L|q)?[diouxXeEfFgGaAcspn]")
+# printf conversions, their parts bounded (as in extract_python: unbounded flags and width backtrack on "%000...0")
+_C_PERCENT = re.compile(r"%%|%[-+ #0']{0,8}(?:\*|\d{1,8})?(?:\.(?:\*|\d{1,8}))?(?:hh|h|ll|l|z|j|t|L|q)?[diouxXeEfFgGaAcspn]")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "0": ""}
 _FORMAT_CALLS = {"format", "string_format", "string_sprintf", "ggml_format_name", "strprintf", "sprintf_str"}
 _BRACE_FORMAT_CALLS = {"std::format", "fmt::format"}
 _STRING_WRAPPERS = {"std::string", "string", "std::string_view"}
 RUST_PANICS = {"panic": "panic", "unreachable": "panic", "unimplemented": "panic", "todo": "panic", "bail": "raise", "anyhow": "raise"}
 RUST_LOGS = {"error": "error", "warn": "warning"}
+MAX_CALLEE = 1000  # bytes of a called function's or macro's expression read to name it
+MAX_LOOKAHEAD = 64  # siblings after an `#[error]` attribute looked at to find what it belongs to
+
+
+class _TooLong(Exception):
+    """A message built longer than MAX_MESSAGE: it is no site."""
 
 
 @lru_cache(maxsize=None)
@@ -50,6 +63,13 @@ def _text(node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def _short_text(node, limit: int = MAX_NAME) -> str | None:
+    """A node's text when it spans at most `limit` bytes, else None (a name is never that long)."""
+    if node is None or node.end_byte - node.start_byte > limit:
+        return None
+    return _text(node)
+
+
 def _literal(node) -> str | None:
     """The value of a string literal node (escapes decoded), or None."""
     if node.type in ("raw_string_literal",):
@@ -68,9 +88,17 @@ def _literal(node) -> str | None:
     return "".join(out)
 
 
-def _c_message(node, printf: bool, depth: int = 0) -> str | None:
+def _c_message(node, printf: bool) -> str | None:
+    """The template a C/C++ expression builds, or None (no literal text, or built too long)."""
+    try:
+        return _c_template(node, printf)
+    except _TooLong:
+        return None
+
+
+def _c_template(node, printf: bool, depth: int = 0) -> str | None:
     """The template a C/C++ expression builds, or None. `printf`: its literals are printf formats."""
-    if node is None or depth > 8:
+    if node is None or depth > MAX_DEPTH:
         return None
     kind = node.type
     convert = printf_template if printf else (lambda s: s)
@@ -87,45 +115,66 @@ def _c_message(node, printf: bool, depth: int = 0) -> str | None:
                 parts.append("d" if _text(child).strip().startswith("PRI") else "{}")
         return convert("".join(parts))
     if kind == "parenthesized_expression" and node.named_children:
-        return _c_message(node.named_children[0], printf, depth + 1)
-    if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-        left = _c_message(node.child_by_field_name("left"), False, depth + 1)
-        right = _c_message(node.child_by_field_name("right"), False, depth + 1)
+        return _c_template(node.named_children[0], printf, depth + 1)
+    if kind == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        if operator is None or operator.type != "+":
+            return None
+        left = _c_template(node.child_by_field_name("left"), False, depth + 1)
+        right = _c_template(node.child_by_field_name("right"), False, depth + 1)
         if left is None and right is None:
             return None
-        return (left if left is not None else "{}") + (right if right is not None else "{}")
+        left, right = (left if left is not None else "{}"), (right if right is not None else "{}")
+        if len(left) + len(right) > MAX_MESSAGE:
+            raise _TooLong
+        return left + right
     if kind == "call_expression":
         func = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
-        name = _text(func) if func is not None else ""
+        name = _short_text(func, MAX_CALLEE) or ""
         first = args.named_children[0] if args is not None and args.named_children else None
         if name in _STRING_WRAPPERS:
-            return _c_message(first, False, depth + 1)
+            return _c_template(first, False, depth + 1)
         if name.rsplit("::", 1)[-1] in _FORMAT_CALLS:
-            return _c_message(first, True, depth + 1)
+            return _c_template(first, True, depth + 1)
         if name in _BRACE_FORMAT_CALLS:
-            inner = _c_message(first, False, depth + 1)
+            inner = _c_template(first, False, depth + 1)
             return format_template(inner) if inner is not None else None
     return None
 
 
-def _enclosing_function(node, source: bytes, rust: bool) -> str:
-    current = node.parent
-    while current is not None:
-        if rust and current.type == "function_item":
-            name = current.child_by_field_name("name")
-            return _text(name) if name is not None else "<anonymous>"
-        if not rust and current.type == "function_definition":
-            decl = current.child_by_field_name("declarator")
-            while decl is not None and decl.type not in ("function_declarator",):
-                decl = decl.child_by_field_name("declarator")
-            if decl is not None:
-                inner = decl.child_by_field_name("declarator")
-                if inner is not None:
-                    return _text(inner)
-            return "<anonymous>"
-        current = current.parent
-    return "<file>"
+def _walk(root, scope: Callable[[Any, Any], Any], top: Any) -> Iterator[tuple[Any, Any, list, int]]:
+    """(node, scope, siblings, index) for every node, depth first in source order. `scope(node, outer)` is the
+    scope a node makes for its descendants (its enclosing function, ...): kept on the way down, so no site walks
+    up to find it, and no sibling is looked up through tree-sitter (its lookups start again from the root)."""
+    stack: list[tuple[list, int, Any]] = [([root], 0, top)]
+    while stack:
+        siblings, index, outer = stack[-1]
+        if index == len(siblings):
+            stack.pop()
+            continue
+        stack[-1] = (siblings, index + 1, outer)
+        node = siblings[index]
+        yield node, outer, siblings, index
+        children = node.children
+        if children:
+            stack.append((children, 0, scope(node, outer)))
+
+
+def _c_function(node) -> str:
+    """The name a C/C++ function definition declares."""
+    decl = node.child_by_field_name("declarator")
+    while decl is not None and decl.type not in ("function_declarator",):
+        decl = decl.child_by_field_name("declarator")
+    if decl is not None:
+        inner = decl.child_by_field_name("declarator")
+        if inner is not None:
+            return _short_text(inner) or ANONYMOUS
+    return ANONYMOUS
+
+
+def _c_scope(node, outer: str) -> str:
+    return _c_function(node) if node.type == "function_definition" else outer
 
 
 def _site(node, lines: list[str], template: str | None, kind: str, function: str, exception: str | None = None, level: str | None = None) -> Site | None:
@@ -136,23 +185,7 @@ def _site(node, lines: list[str], template: str | None, kind: str, function: str
     if not template.replace("{}", "").strip():
         return None
     start, end = node.start_point[0], node.end_point[0]
-    return Site(template, kind, start + 1, clip_statement(lines[start : end + 1]), function, exception, level)
-
-
-def _walk(root):
-    cursor = root.walk()
-    visited_children = False
-    while True:
-        if not visited_children:
-            yield cursor.node
-            if cursor.goto_first_child():
-                continue
-        if cursor.goto_next_sibling():
-            visited_children = False
-        elif cursor.goto_parent():
-            visited_children = True
-        else:
-            return
+    return Site(template, kind, start + 1, statement_at(lines, start, end), function, exception, level)
 
 
 def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Site]:
@@ -160,7 +193,7 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
     tree = parser_for(language).parse(source)
     lines = source.decode("utf-8", "replace").split("\n")
     sites: list[Site] = []
-    for node in _walk(tree.root_node):
+    for node, function, _, _ in _walk(tree.root_node, _c_scope, "<file>"):
         if node.type == "throw_statement":
             value = node.named_children[0] if node.named_children else None
             if value is not None and value.type == "call_expression":
@@ -168,14 +201,14 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
                 args = value.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
                 raw = _c_message(first, False)
-                site = _site(node, lines, raw, "raise", _enclosing_function(node, source, False), _text(func) if func is not None else None)
+                site = _site(node, lines, raw, "raise", function, _short_text(func))
                 if site:
                     sites.append(site)
         elif node.type == "call_expression":
-            func = node.child_by_field_name("function")
-            if func is None:
+            callee = _short_text(node.child_by_field_name("function"), MAX_CALLEE)
+            if callee is None:
                 continue
-            name = _text(func).rsplit("::", 1)[-1].rsplit(".", 1)[-1].rsplit("->", 1)[-1]
+            name = callee.rsplit("::", 1)[-1].rsplit(".", 1)[-1].rsplit("->", 1)[-1]
             spec = calls.get(name)
             if spec is None:
                 continue
@@ -185,12 +218,15 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
                 continue
             arg = named[spec.arg]
             if spec.condition:
-                template = f"{name}({' '.join(_text(arg).split())}) failed"
+                condition = _short_text(arg, MAX_MESSAGE)
+                if condition is None:
+                    continue
+                template = f"{name}({' '.join(condition.split())}) failed"
                 template = template.replace("{}", "{ }")
             else:
                 # log and abort macros take printf formats; HTTP error helpers take finished strings
                 template = _c_message(arg, spec.kind != "http")
-            site = _site(node, lines, template, spec.kind, _enclosing_function(node, source, False), None, spec.level)
+            site = _site(node, lines, template, spec.kind, function, None, spec.level)
             if site:
                 sites.append(site)
     return sites
@@ -198,34 +234,39 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
 
 def _rust_string(token_tree) -> str | None:
     """The first string literal of a macro's arguments that is not a named field's value (`target: "x"`)."""
-    for child in token_tree.named_children:
-        lit = _literal(child)
-        if lit is not None:
-            before = child.prev_sibling
-            if before is not None and _text(before) in (":", "="):
-                continue
-            return lit
+    before = None
+    for child in token_tree.children:
+        if child.is_named:
+            lit = _literal(child)
+            if lit is not None and (before is None or before.type not in (":", "=")):
+                return lit
+        before = child
     return None
 
 
-def _rust_owner(node) -> tuple[str | None, str]:
-    """(type name, variant name) of the enum or struct an attribute belongs to."""
+def _rust_owner(siblings: list, index: int, owner: str | None) -> tuple[str | None, str]:
+    """(type name, variant name) of the enum or struct the attribute at `siblings[index]` belongs to; `owner` is
+    the enum or struct it is inside."""
+    sibling = None
+    for candidate in siblings[index + 1 : index + 1 + MAX_LOOKAHEAD]:
+        if candidate.is_named and candidate.type not in ("attribute_item", "line_comment", "block_comment"):
+            sibling = candidate
+            break
     variant = ""
-    sibling = node.next_named_sibling
-    while sibling is not None and sibling.type in ("attribute_item", "line_comment", "block_comment"):
-        sibling = sibling.next_named_sibling
     if sibling is not None and sibling.type in ("enum_variant", "struct_item", "enum_item"):
-        name = sibling.child_by_field_name("name")
-        variant = _text(name) if name is not None else ""
+        variant = _short_text(sibling.child_by_field_name("name")) or ""
         if sibling.type != "enum_variant":
             return variant, variant
-    current = node.parent
-    while current is not None:
-        if current.type in ("enum_item", "struct_item"):
-            name = current.child_by_field_name("name")
-            return (_text(name) if name is not None else None), variant
-        current = current.parent
-    return None, variant
+    return owner, variant
+
+
+def _rust_scope(node, outer: tuple[str, str | None]) -> tuple[str, str | None]:
+    """(enclosing function, enclosing enum or struct) for a node's descendants."""
+    if node.type == "function_item":
+        return _short_text(node.child_by_field_name("name")) or ANONYMOUS, outer[1]
+    if node.type in ("enum_item", "struct_item"):
+        return outer[0], _short_text(node.child_by_field_name("name"))
+    return outer
 
 
 def extract_rust(source: bytes) -> list[Site]:
@@ -233,28 +274,26 @@ def extract_rust(source: bytes) -> list[Site]:
     tree = parser_for("rust").parse(source)
     lines = source.decode("utf-8", "replace").split("\n")
     sites: list[Site] = []
-    for node in _walk(tree.root_node):
+    for node, (function, inside), siblings, index in _walk(tree.root_node, _rust_scope, ("<file>", None)):
         site = None
         if node.type == "attribute_item":
             attr = node.named_children[0] if node.named_children else None
-            if attr is None or attr.type != "attribute" or not attr.named_children or _text(attr.named_children[0]) != "error":
+            if attr is None or attr.type != "attribute" or not attr.named_children or _short_text(attr.named_children[0]) != "error":
                 continue
             args = attr.child_by_field_name("arguments")
             raw = _rust_string(args) if args is not None else None
             if raw is None:
                 continue
-            owner, variant = _rust_owner(node)
+            owner, variant = _rust_owner(siblings, index, inside)
             site = _site(node, lines, format_template(raw), "raise", variant or owner or "<file>", owner)
         elif node.type == "macro_invocation":
-            macro = node.child_by_field_name("macro")
-            name = _text(macro).rsplit("::", 1)[-1] if macro is not None else ""
+            name = (_short_text(node.child_by_field_name("macro"), MAX_CALLEE) or "").rsplit("::", 1)[-1]
             tt = next((c for c in node.named_children if c.type == "token_tree"), None)
             if tt is None or (name not in RUST_PANICS and name not in RUST_LOGS):
                 continue
             raw = _rust_string(tt)
             if raw is None:
                 continue
-            function = _enclosing_function(node, source, True)
             if name in RUST_PANICS:
                 site = _site(node, lines, format_template(raw), RUST_PANICS[name], function, None)
             else:
@@ -263,15 +302,14 @@ def extract_rust(source: bytes) -> list[Site]:
             func = node.child_by_field_name("function")
             if func is None or func.type != "field_expression":
                 continue
-            field = func.child_by_field_name("field")
-            if field is None or _text(field) != "expect":
+            if _short_text(func.child_by_field_name("field")) != "expect":
                 continue
             args = node.child_by_field_name("arguments")
             first = args.named_children[0] if args is not None and args.named_children else None
             raw = _literal(first) if first is not None else None
             if raw is None:
                 continue
-            site = _site(node, lines, raw + ": {}", "panic", _enclosing_function(node, source, True), None)
+            site = _site(node, lines, raw + ": {}", "panic", function, None)
         if site:
             sites.append(site)
     return sites

@@ -1,18 +1,25 @@
-"""`errdex harvest`: fetch each release, extract its sites, fold them into the catalog, write the files."""
+"""`errdex harvest`: fetch each release, extract its sites, fold them into the catalog, write the files.
+
+A hostile upstream file costs only itself: it is skipped (`Outcome.skipped`), an entry the catalog's checks
+refuse is left out (`Outcome.dropped`), each with a note naming it, and the rest is harvested. Only a release
+that cannot be fetched (FetchError) is a failure (`Outcome.failures`); anything else that goes wrong is a crash
+and is raised, never reported as a failed fetch.
+"""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import Fold, load_fold, read_releases, release_sites, version_key, write_catalog, write_releases
+from ..packageindex import ArtifactError, index_files
+from ..terminal import shown
+from .catalog import (Dropped, Fold, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
+                      write_releases)
 from .config import CATALOG_ROOT, CONFIG_PATH, Project
-from .fetch import Cache, FetchError, fetch_git, fetch_pypi, git_tags, release_info
+from .fetch import Cache, FetchError, fetch_git, fetch_pypi, git_tags, release_info, release_versions
 
 RELEASE_TAG = re.compile(r"v?\d+(\.\d+){1,3}(\.post\d+)?")
 
@@ -25,17 +32,42 @@ class Timing:
     extract_s: float
     files: int
     sites: int
+    skipped: int = 0  # files of the release not harvested (see Outcome.skipped)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file of a release that was not harvested: a path the catalog refuses, or a file that cannot be read."""
+
+    project: str
+    release: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class DroppedEntry:
+    """A catalog entry the catalog's checks refuse, left out of the written catalog."""
+
+    project: str
+    id: str
+    release: str  # its newest release
+    path: str  # the file of its newest site
+    reason: str
 
 
 @dataclass
 class Outcome:
     timings: list[Timing] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # releases (or release lists) that could not be fetched
     written: list[Path] = field(default_factory=list)
     added: dict[str, list[str]] = field(default_factory=dict)  # project -> new releases (--new)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    dropped: list[DroppedEntry] = field(default_factory=list)
 
 
 def fetch_release(project: Project, version: str, cache: Cache, git: dict[str, Path], downloader: Callable | None = None) -> dict:
+    """The release's manifest (FetchError when it cannot be brought into the cache)."""
     if project.source == "git":
         gitdir = git.get(project.repo)
         if gitdir is None:
@@ -45,17 +77,13 @@ def fetch_release(project: Project, version: str, cache: Cache, git: dict[str, P
 
 
 def pypi_versions(project: Project) -> list[str]:
-    """The package's final releases that pip sees, for the project's platform settings."""
-    cmd = [sys.executable, "-m", "pip", "index", "versions", project.package, "--disable-pip-version-check"]
-    if project.artifact != "sdist" and project.pip_platforms:
-        cmd += ["--only-binary", ":all:", "--python-version", project.pip_python]
-        for platform in project.pip_platforms:
-            cmd += ["--platform", platform]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    for line in done.stdout.splitlines():
-        if line.startswith("Available versions:"):
-            return [v.strip() for v in line.split(":", 1)[1].split(",") if v.strip()]
-    raise FetchError(f"pip index versions {project.package} failed: {done.stderr.strip()[-300:]}")
+    """The package's final releases, newest first, that have a file of the kind the project's configuration
+    takes (its sdist, or a wheel for its Python and platforms), read from the package index's Simple API."""
+    assert project.package
+    try:
+        return release_versions(project, index_files(project.package))
+    except ArtifactError as exc:
+        raise FetchError(str(exc)) from exc
 
 
 def newer_releases(project: Project, after: str | None, git: dict[str, Path]) -> list[str]:
@@ -72,11 +100,16 @@ def newer_releases(project: Project, after: str | None, git: dict[str, Path]) ->
 
 
 def add_releases_to_config(text: str, slug: str, versions: list[str]) -> str:
-    """projects.yaml with `versions` appended to the project's one-line `releases: [...]` list (comments kept)."""
+    """projects.yaml with `versions` appended to the project's one-line `releases: [...]` list (comments kept);
+    a version the list already holds is not added twice (the file's schema refuses a repeated release)."""
     block = re.search(rf"(?m)^  {re.escape(slug)}:\n(?:(?:    .*|\s*)\n)*?    releases: \[(?P<list>[^\]\n]*)\]", text)
     if block is None:
         raise ValueError(f"projects.yaml: no one-line `releases: [...]` for {slug}")
     items = block["list"].rstrip()
+    listed = {item.strip().strip("'\"") for item in items.split(",")}
+    versions = [v for v in versions if v not in listed]
+    if not versions:
+        return text
     extra = ", ".join(f'"{v}"' for v in versions)
     new_list = f"{items}, {extra}" if items else extra
     return text[: block.start("list")] + new_list + text[block.end("list") :]
@@ -106,24 +139,28 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
         for version in versions:
             started = time.perf_counter()
             try:
-                manifest = fetch_release(project, version, cache, git, downloader)
+                manifest, info = _fetch_checked(project, version, cache, git, downloader)
             except FetchError as exc:
                 outcome.failures.append(f"{slug} {version}: {exc}")
-                log(f"{slug} {version}: not harvested: {exc}")
+                log(f"{slug} {version}: not harvested: {shown(exc)}")
                 continue
             fetched = time.perf_counter()
-            sites = list(release_sites(cache, project, manifest))
+            sites, skipped = release_sites(cache, project, manifest)
             fold.add_release(version, sites)
             finished = time.perf_counter()
-            timing = Timing(slug, version, fetched - started, finished - fetched, len(manifest["files"]), len(sites))
+            outcome.skipped += [SkippedFile(slug, version, s.path, s.reason) for s in skipped]
+            timing = Timing(slug, version, fetched - started, finished - fetched, len(manifest["files"]), len(sites), len(skipped))
             outcome.timings.append(timing)
-            done.append(release_info(manifest))
-            log(f"{slug} {version}: {timing.files} files, {timing.sites} sites, fetch {timing.fetch_s:.1f}s, extract {timing.extract_s:.1f}s, {len(fold.entries)} entries")
+            done.append(info)
+            log(f"{slug} {version}: {timing.files} files, {timing.sites} sites, {timing.skipped} files skipped, fetch {timing.fetch_s:.1f}s, "
+                f"extract {timing.extract_s:.1f}s, {len(fold.entries)} entries")
         if new and not done:
             continue
         if not fold.releases:
             continue
-        outcome.written.append(write_catalog(fold, root))
+        path, dropped = write_catalog(fold, root)
+        outcome.written.append(path)
+        outcome.dropped += [_dropped_entry(slug, d) for d in dropped]
         rows[slug] = list(known.values()) + done
         if new:
             outcome.added[slug] = [d["version"] for d in done]
@@ -135,3 +172,27 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
             text = add_releases_to_config(text, slug, versions)
         config_path.write_text(text, encoding="utf-8")
     return outcome
+
+
+def _fetch_checked(project: Project, version: str, cache: Cache, git: dict[str, Path], downloader: Callable | None) -> tuple[dict, dict]:
+    """(manifest, releases.json row) of a fetched release. A release whose row the catalog's checks refuse (an
+    artifact name from the index that is no file name, ...) cannot be harvested: a FetchError too."""
+    manifest = fetch_release(project, version, cache, git, downloader)
+    info = release_info(manifest)
+    refused = release_refused(project.slug, info)
+    if refused:
+        raise FetchError(f"its releases.json row would not pass the catalog's checks: {refused}")
+    return manifest, info
+
+
+def _dropped_entry(slug: str, dropped: Dropped) -> DroppedEntry:
+    return DroppedEntry(slug, dropped.id, dropped.release, dropped.path, dropped.reason)
+
+
+def exit_code(outcome: Outcome) -> int:
+    """0: everything was harvested; 3: some release could not be fetched while others were (the only failure the
+    weekly workflow tolerates); 1: nothing could be fetched. Skipped files and dropped entries are notes, not
+    failures. A crash is never an exit code of ours: it is raised (a traceback, exit 1)."""
+    if not outcome.failures:
+        return 0
+    return 3 if outcome.timings else 1
