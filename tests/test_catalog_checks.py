@@ -10,6 +10,7 @@ import pytest
 from generator.checks.catalog import check_catalog
 from generator.cli import main
 from generator.codes import CODES
+from tests.pointers import set_at, text_leaves
 
 CATALOG = Path(__file__).parent / "fixtures" / "catalog"
 INVALID = sorted((CATALOG / "invalid").iterdir())
@@ -84,24 +85,6 @@ def _catalog(tmp_path: Path) -> Path:
     return tmp_path / "c"
 
 
-def _leaves(value, pointer=""):
-    if isinstance(value, str):
-        yield pointer
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, f"{pointer}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _leaves(v, f"{pointer}/{i}")
-
-
-def _set(data, pointer: str, value) -> None:
-    *parents, last = pointer.split("/")[1:]
-    for p in parents:
-        data = data[int(p)] if isinstance(data, list) else data[p]
-    data[int(last) if isinstance(data, list) else last] = value
-
-
 def _refused(findings, name: str) -> list[tuple[str, str]]:
     return [(f.code, f.pointer) for f in findings if Path(f.path).name == name]
 
@@ -121,7 +104,7 @@ def test_every_unsafe_or_hidden_character_in_every_string_of_a_line_is_refused_b
     folder = _catalog(tmp_path)
     lines = (folder / "demo.jsonl").read_text(encoding="utf-8").splitlines()
     entry = json.loads(lines[0])
-    pointers = list(_leaves(entry))
+    pointers = list(text_leaves(entry))
     assert len(pointers) >= 15
     hidden = [chr(c) for c in range(0x110000) if chars.HIDDEN.match(chr(c))]
     unsafe = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0)) + list(range(0xFDD0, 0xFDF0)) + [0xFFFE, 0x10FFFF, 0xD800, 0xDFFF]
@@ -129,7 +112,7 @@ def test_every_unsafe_or_hidden_character_in_every_string_of_a_line_is_refused_b
     for i, char in enumerate(unsafe + hidden):
         pointer = pointers[i % len(pointers)]
         trial = json.loads(lines[0])
-        _set(trial, pointer, f"before{char}after")
+        set_at(trial, pointer, f"before{char}after")
         raw = i % 2 and not 0xD800 <= ord(char) <= 0xDFFF  # half as the character itself, half as a JSON escape
         line = json.dumps(trial, sort_keys=True, ensure_ascii=not raw)
         (folder / "demo.jsonl").write_text("\n".join([line, *lines[1:]]) + "\n", encoding="utf-8")
@@ -154,10 +137,10 @@ def test_every_unsafe_or_hidden_character_in_the_other_files_is_refused_by_name(
     config = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
     for i, char in enumerate(["\x1b", "\x85", "\u202e", "\u200b", "\ufeff", "\ufdd0", "\U0010ffff", "\x7f"]):
         for name, doc in (("releases.json", releases), ("projects.yaml", config), ("links.json", {"demo-x": ["demo/88c2e6e004f82f76"]})):
-            pointers = list(_leaves(doc))
+            pointers = list(text_leaves(doc))
             trial = json.loads(json.dumps(doc))
             pointer = pointers[i % len(pointers)]
-            _set(trial, pointer, f"before{char}after")
+            set_at(trial, pointer, f"before{char}after")
             text = yaml.safe_dump(trial, allow_unicode=False) if name == "projects.yaml" else json.dumps(trial)
             (folder / name).write_text(text, encoding="utf-8")
             found = [f for f in check_catalog(folder) if Path(f.path).name == name]
@@ -185,7 +168,7 @@ def test_names_in_a_line_refuse_markup_spaces_and_climbs(tmp_path, value) -> Non
         if value == "a b" and pointer == "/function":
             continue  # `type name`: a C function with its return type
         trial = json.loads(lines[0])
-        _set(trial, pointer, value)
+        set_at(trial, pointer, value)
         (folder / "demo.jsonl").write_text(json.dumps(trial, sort_keys=True) + "\n", encoding="utf-8")
         assert ("CAT002", pointer) in _refused(check_catalog(folder), "demo.jsonl"), pointer
 
@@ -206,7 +189,7 @@ def test_names_in_releases_and_projects_refuse_markup(tmp_path, value) -> None:
         doc = json.loads(original[name]) if name == "releases.json" else yaml.safe_load(original[name])
         if name == "releases.json":
             doc["demo"][1] = dict(git_row)
-        _set(doc, pointer, value)
+        set_at(doc, pointer, value)
         (folder / name).write_text(json.dumps(doc) if name == "releases.json" else yaml.safe_dump(doc), encoding="utf-8")
         assert ("CAT002", pointer) in _refused(check_catalog(folder), name), (name, pointer)
         (folder / name).write_text(original[name], encoding="utf-8")

@@ -37,6 +37,7 @@ from generator.load import RawRecord
 from generator.model import Record
 from generator.pipeline import check
 from generator.schema import record_schema
+from tests.pointers import set_at, text_leaves
 
 ROOT = Path(__file__).parent.parent
 MINIMAL = ROOT / "tests/fixtures/valid/demo/minimal.yaml"
@@ -59,33 +60,12 @@ UNSAFE_CHARACTERS = (
 ATTR_PAYLOAD = "![x](https://invalid.invalid/x.png){: onerror=alert(document.domain) }"
 
 
-def _text_leaves(value, pointer=""):
-    if isinstance(value, str):
-        yield pointer
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _text_leaves(v, f"{pointer}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _text_leaves(v, f"{pointer}/{i}")
-
-
-def _set(data, pointer: str, value) -> None:
-    *parents, last = pointer.split("/")[1:]
-    for p in parents:
-        data = data[int(p)] if isinstance(data, list) else data[p]
-    if isinstance(data, list):
-        data[int(last)] = value
-    else:
-        data[last] = value
-
-
 def _free_text(pointer: str) -> bool:
     """True when the model takes any text at `pointer` (ids, enums, dates, urls and commits have fixed forms)."""
     from pydantic import ValidationError
 
     data = copy.deepcopy(PROPERTY_BASE)
-    _set(data, pointer, "free \x85 text")
+    set_at(data, pointer, "free \x85 text")
     try:
         Record.model_validate(data)
     except ValidationError:
@@ -93,7 +73,7 @@ def _free_text(pointer: str) -> bool:
     return not pointer.startswith(("/error/regex", "/error/examples", "/error/counter_examples", "/source/snippet"))
 
 
-TEXT_FIELDS = [p for p in _text_leaves(PROPERTY_BASE) if _free_text(p)]
+TEXT_FIELDS = [p for p in text_leaves(PROPERTY_BASE) if _free_text(p)]
 
 
 def test_the_base_record_has_many_text_fields() -> None:
@@ -114,7 +94,7 @@ def test_every_unsafe_character_in_every_text_field_is_refused_by_name() -> None
     for i, char in enumerate(UNSAFE_CHARACTERS):
         pointer = TEXT_FIELDS[i % len(TEXT_FIELDS)]
         data = copy.deepcopy(PROPERTY_BASE)
-        _set(data, pointer, f"before {char} after")
+        set_at(data, pointer, f"before {char} after")
         findings = [f for f in run_checks([RawRecord("r.yaml", data, "")]) if f.code == "REC007"]
         assert [(f.pointer, f.message.split(" at ")[0]) for f in findings] == [(pointer, chars.describe(char))], (pointer, hex(ord(char)))
         assert f"U+{ord(char):04X}" in findings[0].message
@@ -168,11 +148,11 @@ def _unchecked_record() -> Record:
     poison = "".join(c for c in UNSAFE_CHARACTERS if not 0xD800 <= ord(c) <= 0xDFFF)
     for pointer in TEXT_FIELDS:
         trial = copy.deepcopy(data)
-        _set(trial, pointer, f"{ATTR_PAYLOAD} {poison} {pointer}")
+        set_at(trial, pointer, f"{ATTR_PAYLOAD} {poison} {pointer}")
         try:
             Record.model_validate(trial)
         except Exception:  # a length bound: the field still gets the payload and a sample of the characters
-            _set(trial, pointer, f"{ATTR_PAYLOAD} \x85\x01\ufffe {pointer}")
+            set_at(trial, pointer, f"{ATTR_PAYLOAD} \x85\x01\ufffe {pointer}")
         data = trial
     return Record.model_validate(data)
 

@@ -25,16 +25,8 @@ from generator.harvest.config import parse_config
 from generator.harvest.fetch import Cache, FetchError, choose_file, fetch_pypi, store_artifact
 from generator.harvest.run import harvest, pypi_versions
 from generator.yamlout import dump_record
+from tests.test_verify import CODE, MINIMAL  # the snippet a record pins, and the record
 
-MINIMAL = Path(__file__).parent / "fixtures/valid/demo/minimal.yaml"
-CODE = [
-    "def allocate(cache, n, rid):",
-    "    blocks = cache.take(n)",
-    "    if blocks is None:",
-    '        raise ValueError(f"Failed to allocate {n} blocks for request {rid}")',
-    "    return blocks",
-    "",
-]
 PLATFORMS = ["manylinux_2_35_x86_64", "manylinux_2_34_x86_64", "manylinux_2_31_x86_64", "manylinux_2_28_x86_64",
              "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64", "any"]
 
