@@ -1,10 +1,10 @@
-# errdex: `make serve` to set up, validate, build and serve the site; `make test` for the whole suite.
+# errdex: `make serve` to set up, validate, build and serve the site; `make test` for the test suite, `make test-data` for the checks of the full data.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup validate build serve test bench harvest wheel screenshots clean
+.PHONY: setup validate build serve test test-data bench harvest wheel screenshots clean
 
 setup: $(STAMP)
 
@@ -23,8 +23,13 @@ build: setup
 serve: build
 	$(BIN)/errdex serve --dir site --port 8000
 
+# The quick loop: every test but those of the repository's full data (pytest -m data), two workers.
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not data" -n 2
+
+# The checks of the repository's own records and catalog: their validation, their built site, download budgets.
+test-data: setup
+	$(BIN)/pytest -q -m data
 
 # A wheel that works outside any checkout: it ships the compiled match data of data/errors (errdex bundle).
 wheel: setup

@@ -45,6 +45,18 @@ def real_url(real_site: Path) -> Iterator[str]:
         yield url
 
 
+# Tests of the repository's full data (data/errors, data/catalog): its checks, its built site, its download
+# budgets. `make test` leaves them out to stay quick; `make test-data` runs them, and CI runs both.
+DATA_FIXTURES = {"real_site", "real_url"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that reads the repository's built site is a data test, whether or not it says so."""
+    for item in items:
+        if DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.data)
+
+
 @pytest.fixture(scope="session")
 def bless() -> bool:
     """ERRDEX_BLESS=1 rewrites golden snapshots instead of comparing against them."""

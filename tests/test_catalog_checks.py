@@ -44,6 +44,7 @@ def test_validate_checks_catalog_paths(capsys) -> None:
     assert "CAT009" in capsys.readouterr().out
 
 
+@pytest.mark.data
 def test_the_repository_catalog_is_valid() -> None:
     root = Path(__file__).parent.parent / "data" / "catalog"
     if not root.is_dir():  # a catalog with a part missing is checked (and fails), never skipped

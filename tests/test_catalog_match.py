@@ -127,6 +127,7 @@ def test_the_files_are_deterministic_and_hold_every_entry(tmp_path):
     assert catalog_match_files(tmp_path / "none") == {}
 
 
+@pytest.mark.data
 def test_the_real_catalog_fits_the_download_budget():
     """The index plus the shards a 500-line vLLM traceback needs stay under 1.5 MB gzipped (the page's budget)."""
     from bench.catalogmatch import shard_keys, traceback_500

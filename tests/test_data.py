@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from generator.pipeline import check
 
 DATA = Path(__file__).parent.parent / "data/errors"
+pytestmark = pytest.mark.data
 
 
 def test_data_passes_strict() -> None:

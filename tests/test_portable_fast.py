@@ -13,6 +13,7 @@ from generator.portable import analyse, js_source_fast
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog"
 
 
+@pytest.mark.data
 def test_the_whole_catalog_takes_the_fast_way_to_the_same_answer():
     patterns = [json.loads(line)["pattern"] for path in sorted(CATALOG.glob("*.jsonl")) for line in path.open(encoding="utf-8")]
     if not patterns:

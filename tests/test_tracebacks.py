@@ -18,6 +18,8 @@ import pytest
 
 from generator.cli import main
 
+pytestmark = pytest.mark.data  # the repository's own records and catalog
+
 HERE = Path(__file__).parent / "fixtures" / "tracebacks"
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data" / "errors"
