@@ -113,3 +113,38 @@ def test_one_error_quoted_inside_another_is_not_a_duplicate(tmp_path: Path) -> N
     (tmp_path / "demo/worker-failed.yaml").write_text(text.replace("id: demo/minimal", "id: demo/worker-failed"), encoding="utf-8")
     findings = check([tmp_path], tmp_path).findings
     assert [(f.code, Path(f.path).name) for f in findings] == [("XRC007", "minimal.yaml")] and "worker-failed.yaml" in findings[0].message
+
+
+def test_two_records_for_one_error_are_found_among_many_as_by_every_pair(tmp_path: Path) -> None:
+    """XRC007 over 40 records: some patterns find each other's examples (duplicates), some one way only (one error
+    quoted in another), some are linked; the findings are exactly those a look at every pair gives."""
+    import random
+
+    import re2
+
+    text = (FIXTURES / "valid/demo/minimal.yaml").read_text(encoding="utf-8")
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    rng = random.Random(7)
+    (tmp_path / "demo").mkdir()
+    records = []
+    for n in range(40):
+        word, other = rng.choice(words), rng.choice(words)
+        regex = f"Failed to {word} (\\d+) blocks"  # some share a word: each finds the other's example
+        example = f"ValueError: Failed to {word} 12 blocks, after Failed to {other} 3 blocks"  # and some quote another
+        body = (text.replace("id: demo/minimal", f"id: demo/r{n:02d}")
+                .replace("regex: 'Failed to allocate (\\d+) blocks for request (\\S+)'", f"regex: '{regex}'")
+                .replace("text: 'ValueError: Failed to allocate 12 blocks for request req-7'", f"text: '{example}'")
+                .replace("  counter_examples:\n    - Failed to allocate memory\n", ""))
+        if n % 9 == 0 and n:  # linked to the record before it: never a duplicate of it
+            body = body.replace("explanation:", f"related:\n  confused_with: [demo/r{n - 1:02d}]\nexplanation:")
+        (tmp_path / f"demo/r{n:02d}.yaml").write_text(body, encoding="utf-8")
+        records.append((f"demo/r{n:02d}", regex, example, f"demo/r{n - 1:02d}" if n % 9 == 0 and n else None))
+    found = sorted((Path(f.path).stem, f.message) for f in check([tmp_path], tmp_path).findings if f.code == "XRC007")
+    expected = []
+    for a, (id_a, re_a, ex_a, link_a) in enumerate(records):
+        for id_b, re_b, ex_b, link_b in records[a + 1:]:
+            if link_a == id_b or link_b == id_a:
+                continue
+            if re2.search(re_b, ex_a) and re2.search(re_a, ex_b):
+                expected.append(id_a.split("/")[1])
+    assert len(expected) > 20 and [stem for stem, _ in found] == sorted(expected)

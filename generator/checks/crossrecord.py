@@ -6,6 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+import re2
+
 from ..findings import Finding, make
 from ..load import RawRecord
 from ..model import RELATIONS
@@ -140,6 +142,27 @@ def _finds(matcher, examples: list[tuple[int | str, str]]) -> int | str | None:
     return next((i for i, text in examples if matcher is not None and matcher.search(text) is not None), None)
 
 
+def _candidate_pairs(entries: list) -> list[tuple[int, int]]:
+    """The pairs (a, b), a < b, in order, whose patterns each find some example of the other: one pass of every
+    example through one RE2 set of all patterns (linear in the examples), not every pattern against every record's
+    examples. The caller still asks each pair which example, so findings are the same as a pass over all pairs."""
+    from .regex import pattern_set
+
+    indexed = [(i, matcher.pattern) for i, (_, matcher, *_) in enumerate(entries) if matcher is not None]
+    patterns = pattern_set()
+    try:
+        for _, pattern in indexed:
+            patterns.Add(pattern)
+        patterns.Compile()
+    except re2.error:  # over RE2's memory budget: every pair is a candidate
+        return [(a, b) for a in range(len(entries)) for b in range(a + 1, len(entries))]
+    finds: dict[int, set[int]] = {}  # record -> the records whose pattern finds one of its examples
+    for a, (_, _, examples, *_) in enumerate(entries):
+        for _, text in examples:
+            finds.setdefault(a, set()).update(indexed[k][0] for k in patterns.Match(text) or ())
+    return sorted((a, b) for a, hits in finds.items() for b in hits if a < b and a in finds.get(b, ()))
+
+
 @dataset_check
 def one_record_per_error(records: list[RawRecord]) -> Iterator[Finding]:
     """XRC007: each of two records' patterns finds an example of the other, and neither links the other: two
@@ -164,16 +187,15 @@ def one_record_per_error(records: list[RawRecord]) -> Iterator[Finding]:
             if nxt and nxt not in links:
                 links.add(nxt)
                 todo.append(nxt)
-    for a in range(len(entries)):
-        for b in range(a + 1, len(entries)):
-            (one, match_one, ex_one, names_one, links_one), (two, match_two, ex_two, names_two, links_two) = entries[a], entries[b]
-            if names_one & links_two or names_two & links_one or one.path == two.path:
-                continue
-            hit, back = _finds(match_two, ex_one), _finds(match_one, ex_two)
-            if hit is not None and back is not None:
-                yield make(
-                    "XRC007", one.path, "/error/regex",
-                    f"two records for one error: the pattern of {one.path} matches {_which(back)} of {two.path} and its "
-                    f"pattern matches {_which(hit)} here (neither links the other through related or superseded_by)",
-                    one.pos("/error/regex"),
-                )
+    for a, b in _candidate_pairs(entries):
+        (one, match_one, ex_one, names_one, links_one), (two, match_two, ex_two, names_two, links_two) = entries[a], entries[b]
+        if names_one & links_two or names_two & links_one or one.path == two.path:
+            continue
+        hit, back = _finds(match_two, ex_one), _finds(match_one, ex_two)
+        if hit is not None and back is not None:
+            yield make(
+                "XRC007", one.path, "/error/regex",
+                f"two records for one error: the pattern of {one.path} matches {_which(back)} of {two.path} and its "
+                f"pattern matches {_which(hit)} here (neither links the other through related or superseded_by)",
+                one.pos("/error/regex"),
+            )

@@ -31,6 +31,11 @@ def compile_pattern(pattern: str):
     return re2.compile(pattern, _OPTIONS)
 
 
+def pattern_set():
+    """An empty RE2 set of patterns compiled as `compile_pattern` compiles one, searched anywhere in a text."""
+    return re2.Set.SearchSet(_OPTIONS)
+
+
 def compile_error(pattern: str) -> str | None:
     try:
         compile_pattern(pattern)
