@@ -17,7 +17,6 @@ import gzip
 import hashlib
 import io
 import lzma
-import os
 import stat
 import tarfile
 import tempfile
@@ -30,6 +29,7 @@ from typing import NamedTuple
 
 from packaging.utils import canonicalize_name
 
+from .cachedir import default_cache  # noqa: F401  (the one cache root, for verify-sources and harvest)
 from .model import Release
 from .packageindex import (  # noqa: F401  (ArtifactError and IndexUnreachable: the errors callers of fetch catch)
     SDIST_SUFFIXES,
@@ -47,11 +47,6 @@ MAX_MEMBER_BYTES = 8 * 1024 * 1024  # the one file verify-sources reads
 MAX_MEMBERS = 50_000  # entries in one archive (the largest harvested artifacts have some 6,000)
 MAX_ZIP_DIRECTORY_BYTES = MAX_MEMBERS * 1024  # a zip's central directory, parsed whole when the zip is opened
 MAX_UNPACKED_BYTES = 2 * 1024 ** 3  # an sdist's tar stream, decompressed: reaching a member means reading past those before it
-
-
-def default_cache() -> Path:
-    """The cache of artifacts and harvested sources, shared by verify-sources and harvest."""
-    return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")
 
 
 def sha256_file(path: Path) -> str:

@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..cachedir import cached_findings
 from ..catalog import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
 from ..load import pointer_escape
@@ -186,7 +187,8 @@ def check_catalog(folder: Path) -> list[Finding]:
             files.append(path)
     findings += _missing_parts(folder, [_slug(p) for p in files], releases, configured, where)
     for path in files:
-        findings.extend(_check_lines(path, (releases or {}).get(_slug(path))))
+        order = (releases or {}).get(_slug(path))
+        findings.extend(cached_findings("catalog-lines", path, json.dumps(order), lambda p=path, o=order: _check_lines(p, o)))
     return findings
 
 

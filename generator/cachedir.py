@@ -1,0 +1,74 @@
+"""The local cache (default ~/.cache/errdex, or $ERRDEX_CACHE): one root for harvested sources, release artifacts
+and the findings of checks; and the findings of one checked file, kept by the hash of all that decides them.
+
+A finding is cached under the sha256 of the checks' own code (every module of this package), what the check is
+told (the file's path, its other inputs) and the file's bytes: a change to any of them is another key, so a cached
+result is never stale. An entry that does not read back as findings is ignored and made again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, fields
+from functools import lru_cache
+from pathlib import Path
+
+from .findings import Finding
+
+_FIELDS = [f.name for f in fields(Finding)]
+
+
+def default_cache() -> Path:
+    """The cache root shared by harvest, verify-sources and validate."""
+    return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """The sha256 of every Python module of this package: checks, loaders and schemas alike."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cached_findings(kind: str, path: Path, inputs: str, compute: Callable[[], Iterable[Finding]]) -> list[Finding]:
+    """The findings `compute` gives for the file at `path` (with `inputs`, what else decides them), read from the
+    cache when the same code checked the same bytes before. ERRDEX_NO_CACHE=1 always computes."""
+    if os.environ.get("ERRDEX_NO_CACHE") == "1":
+        return list(compute())
+    digest = hashlib.sha256(f"{code_version()}\0{kind}\0{path}\0{inputs}\0".encode("utf-8", "surrogateescape"))
+    try:
+        with open(path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return list(compute())
+    key = digest.hexdigest()
+    entry = default_cache() / "findings" / key[:2] / f"{key}.json"
+    found = _read(entry)
+    if found is not None:
+        return found
+    result = list(compute())
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([asdict(f) for f in result], ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        tmp.replace(entry)
+    except OSError:
+        pass  # a cache that cannot be written costs time, never an answer
+    return result
+
+
+def _read(entry: Path) -> list[Finding] | None:
+    try:
+        rows = json.loads(entry.read_text(encoding="utf-8"))
+        if not isinstance(rows, list):
+            return None
+        return [Finding(**{name: row[name] for name in _FIELDS}) for row in rows]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None

@@ -1,0 +1,100 @@
+"""The findings cache: a checked file's findings come back from the cache only for the same code, path, inputs and
+bytes; anything else, or an entry that does not read back, is checked again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.cachedir import cached_findings, default_cache
+from generator.checks.catalog import check_catalog
+from generator.findings import make
+
+CATALOG = Path(__file__).parent / "fixtures" / "catalog" / "valid"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ERRDEX_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("ERRDEX_NO_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def _counting(findings):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return iter(findings)
+
+    return compute, calls
+
+
+def test_the_same_file_is_checked_once(tmp_path: Path, cache: Path) -> None:
+    target = tmp_path / "demo.jsonl"
+    target.write_text('{"id": 1}\n', encoding="utf-8")
+    finding = make("CAT002", str(target), "/id", "line 1: /id: 1 is not of type 'string'", (1, 1))
+    compute, calls = _counting([finding])
+    first = cached_findings("t", target, "[]", compute)
+    second = cached_findings("t", target, "[]", compute)
+    assert first == second == [finding] and len(calls) == 1 and default_cache() == cache
+    assert len(list(cache.rglob("*.json"))) == 1
+
+
+@pytest.mark.parametrize("change", ["bytes", "inputs", "kind", "path"])
+def test_anything_that_decides_the_findings_is_another_key(tmp_path: Path, cache: Path, change: str) -> None:
+    target = tmp_path / "demo.jsonl"
+    target.write_text("{}\n", encoding="utf-8")
+    compute, calls = _counting([])
+    cached_findings("t", target, "[]", compute)
+    kind, inputs = "t", "[]"
+    if change == "bytes":
+        target.write_text("{} \n", encoding="utf-8")
+    elif change == "inputs":
+        inputs = '["1.0"]'
+    elif change == "kind":
+        kind = "u"
+    else:
+        moved = tmp_path / "other.jsonl"
+        shutil.copy(target, moved)
+        target = moved
+    cached_findings(kind, target, inputs, compute)
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("junk", ["", "not json", "{}", "[{\"code\": \"CAT002\"}]", "[1]"])
+def test_an_entry_that_does_not_read_back_is_checked_again(tmp_path: Path, cache: Path, junk: str) -> None:
+    target = tmp_path / "demo.jsonl"
+    target.write_text("{}\n", encoding="utf-8")
+    finding = make("CAT001", str(target), "", "line 1 is not JSON", (1, 1))
+    compute, calls = _counting([finding])
+    cached_findings("t", target, "[]", compute)
+    (entry,) = cache.rglob("*.json")
+    entry.write_text(junk, encoding="utf-8")
+    assert cached_findings("t", target, "[]", compute) == [finding] and len(calls) == 2
+    assert json.loads(entry.read_text(encoding="utf-8"))[0]["code"] == "CAT001"  # and written anew
+
+
+def test_no_cache_when_asked(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRDEX_NO_CACHE", "1")
+    target = tmp_path / "demo.jsonl"
+    target.write_text("{}\n", encoding="utf-8")
+    compute, calls = _counting([])
+    cached_findings("t", target, "[]", compute)
+    cached_findings("t", target, "[]", compute)
+    assert len(calls) == 2 and not cache.exists()
+
+
+def test_a_catalog_checked_from_the_cache_has_the_same_findings(tmp_path: Path, cache: Path) -> None:
+    folder = tmp_path / "catalog"
+    shutil.copytree(CATALOG, folder)
+    assert check_catalog(folder) == [] and list(cache.rglob("*.json"))
+    project = next(folder.glob("*.jsonl"))
+    broken = project.read_text(encoding="utf-8").replace('"tier":"user"', '"tier":"nobody"', 1)
+    assert broken != project.read_text(encoding="utf-8")
+    project.write_text(broken, encoding="utf-8")
+    first = check_catalog(folder)
+    assert [f.code for f in first] == ["CAT002"] and check_catalog(folder) == first
