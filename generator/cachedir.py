@@ -36,18 +36,23 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-def cached_findings(kind: str, path: Path, inputs: str, compute: Callable[[], Iterable[Finding]]) -> list[Finding]:
-    """The findings `compute` gives for the file at `path` (with `inputs`, what else decides them), read from the
-    cache when the same code checked the same bytes before. ERRDEX_NO_CACHE=1 always computes."""
+def cached_findings(kind: str, path: Path | str, inputs: str, compute: Callable[[], Iterable[Finding]],
+                    content: bytes | None = None) -> list[Finding]:
+    """The findings `compute` gives for the file at `path` (its bytes, or `content` when the caller has read them;
+    `inputs`: what else decides them), read from the cache when the same code checked the same bytes before.
+    ERRDEX_NO_CACHE=1 always computes."""
     if os.environ.get("ERRDEX_NO_CACHE") == "1":
         return list(compute())
     digest = hashlib.sha256(f"{code_version()}\0{kind}\0{path}\0{inputs}\0".encode("utf-8", "surrogateescape"))
-    try:
-        with open(path, "rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
-        return list(compute())
+    if content is not None:
+        digest.update(content)
+    else:
+        try:
+            with open(path, "rb") as stream:
+                for block in iter(lambda: stream.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError:
+            return list(compute())
     key = digest.hexdigest()
     entry = default_cache() / "findings" / key[:2] / f"{key}.json"
     found = _read(entry)

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import http.server
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Every test session starts with an empty cache of its own (findings, fetched files): no result of an earlier run,
+# or of the developer's own commands, is read back.
+os.environ["ERRDEX_CACHE"] = tempfile.mkdtemp(prefix="errdex-test-cache-")
+atexit.register(shutil.rmtree, os.environ["ERRDEX_CACHE"], True)
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
 REPO = Path(__file__).resolve().parent.parent

@@ -98,3 +98,27 @@ def test_a_catalog_checked_from_the_cache_has_the_same_findings(tmp_path: Path, 
     project.write_text(broken, encoding="utf-8")
     first = check_catalog(folder)
     assert [f.code for f in first] == ["CAT002"] and check_catalog(folder) == first
+
+
+def test_a_record_is_checked_again_only_when_its_bytes_place_or_day_change(tmp_path: Path, cache: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+
+    from generator import checks
+    from generator.checks import record as record_checks
+    from generator.pipeline import check
+
+    root = tmp_path / "errors"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "dataset", root)
+    checked: list[str] = []
+    monkeypatch.setattr(checks, "RECORD_CHECKS", [*checks.RECORD_CHECKS, lambda raw: checked.append(raw.path) or []])
+    first = check([root], root).findings
+    count = len(checked)
+    assert count > 1 and check([root], root).findings == first and len(checked) == count  # all from the cache
+    target = next(root.rglob("request-timeout.yaml"))
+    target.write_text(target.read_text(encoding="utf-8") + "# one more line\n", encoding="utf-8")
+    check([root], root)
+    assert checked[count:] == [str(target)]  # only the record that changed
+    monkeypatch.setattr(record_checks, "today", lambda: dt.date.today() + dt.timedelta(days=400))
+    check([root], root)
+    assert len(checked) == 2 * count + 1  # another day: every date is judged again
