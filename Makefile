@@ -25,7 +25,7 @@ serve: build
 
 # The quick loop: every test but those of the repository's full data (pytest -m data), two workers.
 test: setup
-	$(BIN)/pytest -q -m "not data" -n 2
+	$(BIN)/pytest -q -m "not data" -n 2 --dist worksteal
 
 # The checks of the repository's own records and catalog: their validation, their built site, download budgets.
 test-data: setup
