@@ -144,7 +144,7 @@ def catalog_lines(cases: list[dict], outcomes: list[dict], folder: Path) -> dict
     records' misses: for those a user learns the raise site and the releases, though no guide yet."""
     from generator.catalog import load_catalog
     from generator.match import Matcher
-    from generator.mcp.knowledge import catalog_pattern
+    from generator.knowledge import catalog_pattern
 
     catalog = load_catalog(folder)
     matcher = Matcher([catalog_pattern(slug, e.data) for slug, project in catalog.projects.items() for e in project.entries])

@@ -97,6 +97,10 @@ class Project:
     repository: str | None = None
     source_url: str | None = None  # projects.yaml: a release's file and line on the web ({version}, {path}, {line})
 
+    def count(self) -> int:
+        """How many entries the project has (without reading them, for a project read from a bundle)."""
+        return len(self.entries)
+
     def entry(self, entry_id: str) -> Entry | None:
         """The entry with this id, or None."""
         if getattr(self, "_by_id", None) is None or len(self._by_id) != len(self.entries):
@@ -125,6 +129,46 @@ class Project:
             f"{version!r} is not a harvested release of {self.slug}; the catalog has {len(self.releases)} "
             f"releases: {', '.join(shown) or 'none'}"
         )
+
+
+class LazyProject(Project):
+    """A project read from a knowledge bundle (generator.bundle): its entries are JSON lines, sorted by id, decoded
+    one at a time when asked for by id (`entry`), all of them only when a caller walks `entries`."""
+
+    def __init__(self, slug: str, releases: list[str], package: str | None, repository: str | None,
+                 source_url: str | None, reader: tuple[int, Any, Any]):
+        self.slug, self.releases, self.package, self.repository, self.source_url = slug, releases, package, repository, source_url
+        self._count, self._ids, self._line = reader  # count; ids(): the ids in order; line(i): entry i's JSON
+        self._order = {v: i for i, v in enumerate(releases)}
+        self._made: dict[int, Entry] = {}
+        self._loaded: list[Entry] | None = None
+
+    @property  # type: ignore[override]
+    def entries(self) -> list[Entry]:
+        if self._loaded is None:
+            self._loaded = [self._decode(i) for i in range(self._count)]
+        return self._loaded
+
+    @entries.setter
+    def entries(self, value: list[Entry]) -> None:
+        self._loaded = value
+
+    def count(self) -> int:
+        return self._count
+
+    def entry(self, entry_id: str) -> Entry | None:
+        import bisect
+
+        ids = self._ids()
+        i = bisect.bisect_left(ids, entry_id)
+        return self._decode(i) if i < len(ids) and ids[i] == entry_id else None
+
+    def _decode(self, i: int) -> Entry:
+        made = self._made.get(i)
+        if made is None:
+            made = _entry(json.loads(self._line(i)), self, self._order, f"{self.slug} entry {i}", Catalog())
+            self._made[i] = made  # the bundle holds entries the reader accepted: never None
+        return made
 
 
 @dataclass

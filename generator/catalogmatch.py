@@ -71,7 +71,7 @@ def shard_of(key: str, count: int) -> int:
 
 
 def _literal(entry: Entry) -> tuple[str, bool]:
-    """The prefilter literal of an entry, as the matcher uses it (generator.mcp.knowledge.catalog_pattern): the
+    """The prefilter literal of an entry, as the matcher uses it (generator.knowledge.catalog_pattern): the
     harvest's when usable, else the pattern's longest analysed literal; and whether it is case-folded."""
     d = entry.data
     literal = d.get("literal")

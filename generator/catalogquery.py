@@ -232,38 +232,46 @@ def _frames(text: bytes) -> list[tuple[str, int, str | None]]:
     return out
 
 
-def traceback_fit(catalog: Any, text: bytes) -> list[dict[str, Any]]:
+def traceback_fit(catalog: Any, text: bytes, sites: Any = None) -> list[dict[str, Any]]:
     """The releases a traceback fits: each frame at a raise site of the catalog (its file and line, and its source
     line, when the traceback prints it, ending with the site's statement: a frame that only calls at a line where
     another release raises does not count) narrows its project's releases to those whose file has that statement
-    at that line; per project, the releases every such frame allows, with the frames that said so."""
+    at that line; per project, the releases every such frame allows, with the frames that said so.
+
+    `sites`, when given, looks the raise sites up by `"<file name>:<line>"` (a knowledge bundle's index: rows of
+    [project, entry id, path, first, last, statement head]); else the catalog's entries are walked."""
     # Read on the bytes: a big log is never decoded whole just to find its frames.
     found = _frames(text)
     if not found:
         return []
     frames = [(path, line) for path, line, _ in found]
     wanted = {(path.rsplit("/", 1)[-1], line) for path, line in frames}
-    # (file name, line) -> the releases of each site whose statement is at that line then
-    index: dict[tuple[str, int], list[tuple[Any, Any, Any, int, int]]] = {}
-    for project in catalog.projects.values():
-        for entry in project.entries:
-            for site in entry.sites:
-                name = site.path.rsplit("/", 1)[-1]
-                for first, last, line in site.spans():
-                    if (name, line) in wanted:
-                        index.setdefault((name, line), []).append((project, entry, site, first, last))
+    # (file name, line) -> [project slug, entry id, site path, first, last, statement head] of each site there
+    index: dict[tuple[str, int], list[list[Any]]] = {}
+    if sites is not None:
+        for name, line in wanted:
+            index[(name, line)] = sites(f"{name}:{line}")
+    else:
+        for project in catalog.projects.values():
+            for entry in project.entries:
+                for site in entry.sites:
+                    name = site.path.rsplit("/", 1)[-1]
+                    for first, last, line in site.spans():
+                        if (name, line) in wanted:
+                            index.setdefault((name, line), []).append(
+                                [project.slug, entry.id, site.path, first, last, statement_head(site.statement)])
     fits: dict[str, dict[str, Any]] = {}
     for path, line, source in found:
         by_project: dict[str, set[int]] = {}
-        sites: dict[str, list[str]] = {}
-        for project, entry, site, first, last in index.get((path.rsplit("/", 1)[-1], line), []):
-            if (path == site.path or path.endswith("/" + site.path)) and (source is None or source.endswith(statement_head(site.statement))):
-                by_project.setdefault(project.slug, set()).update(range(first, last + 1))
-                sites.setdefault(project.slug, []).append(entry.id)
+        named: dict[str, list[str]] = {}
+        for slug, entry_id, site_path, first, last, head in index.get((path.rsplit("/", 1)[-1], line), []):
+            if (path == site_path or path.endswith("/" + site_path)) and (source is None or source.endswith(head)):
+                by_project.setdefault(slug, set()).update(range(first, last + 1))
+                named.setdefault(slug, []).append(entry_id)
         for slug, releases in by_project.items():
             fit = fits.setdefault(slug, {"project": slug, "releases": None, "frames": []})
             fit["releases"] = releases if fit["releases"] is None else fit["releases"] & releases
-            fit["frames"].append({"site": f"{path.rsplit('/site-packages/', 1)[-1].rsplit('/dist-packages/', 1)[-1]}:{line}", "entries": sorted(set(sites[slug]))})
+            fit["frames"].append({"site": f"{path.rsplit('/site-packages/', 1)[-1].rsplit('/dist-packages/', 1)[-1]}:{line}", "entries": sorted(set(named[slug]))})
     out = []
     for slug, fit in sorted(fits.items()):
         names = catalog.projects[slug].releases

@@ -1,17 +1,15 @@
 """Where the records and settings are when a command runs from any folder.
 
 errdex runs three ways: in a checkout (records in ./data/errors), as an editable install whose checkout is
-elsewhere, and as an installed wheel with no records at all, which ships the compiled match data instead
-(`BUNDLED_MATCH`, written by `errdex bundle` before the wheel is built; see the Makefile's `wheel`).
+elsewhere, and as an installed wheel with no records at all, which ships the knowledge bundle instead
+(generator.bundle.WHEEL_BUNDLE, written by `errdex bundle` before the wheel is built; see the Makefile's `wheel`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO
 
 REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout an editable install runs from
-BUNDLED_MATCH = Path(__file__).resolve().parent / "data" / "match.json"
 
 
 def mkdocs_settings(data: Path | None) -> dict:
@@ -44,31 +42,3 @@ def default_data() -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
-
-
-def match_patterns(data: Path | None, index: str | None, log: IO[str]) -> tuple[list, dict | None, str | None] | str:
-    """What `errdex match` matches with: the patterns, their ranking rules and the site's address (for absolute
-    links), from `index` (a match.json file or address), else the records in `data` (or the default records),
-    else the match data installed with errdex. Returns what went wrong instead, as a usage problem; findings of
-    records that do not validate are written to `log`."""
-    from .findings import FORMATTERS
-    from .matchindex import load_index, patterns_from_records
-    from .pipeline import check
-
-    data = data or (default_data() if index is None else None)
-    if index is None and data is None:
-        if not BUNDLED_MATCH.is_file():
-            return "no records here (data/errors) and no match data installed; pass --data or --index"
-        index = str(BUNDLED_MATCH)
-    if index is not None:
-        try:
-            return load_index(index)
-        except (OSError, ValueError) as exc:
-            return f"cannot read {index}: {exc}"
-    if not data.is_dir():
-        return f"{data} is not a folder of records"
-    result = check([data], data)
-    if result.failed:
-        log.write(FORMATTERS["text"](result.findings, result.file_count))
-        return "the records do not pass validation; fix them or pass --index"
-    return patterns_from_records(result.records), None, mkdocs_settings(data).get("site_url")

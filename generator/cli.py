@@ -98,13 +98,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best records (default: 10)")
     p.add_argument("--index", default=None, metavar="PATH_OR_URL", help="match with the patterns of an API match.json (a file, or its https:// address) instead of the records")
     p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the checkout's, else the match data installed with errdex)")
-    p.add_argument("--catalog", action="store_true", help="also find catalog entries (every message the projects' releases raise, data/catalog): where and in which releases each is raised")
-    p.add_argument("--version", action="append", metavar="PROJECT==RELEASE", dest="versions", help="with --catalog: the release the log comes from (e.g. vllm==0.11.0), repeatable; what it raises ranks first, what it lacks last")
+    p.add_argument("--no-catalog", action="store_false", dest="catalog", help="leave out the catalog entries (every message the projects' releases raise, data/catalog), which are found by default")
+    p.add_argument("--catalog", action="store_true", dest="explicit_catalog", help="find catalog entries too (the default; kept for scripts that pass it)")
+    p.add_argument("--version", action="append", metavar="PROJECT==RELEASE", dest="versions", help="the release the log comes from (e.g. vllm==0.11.0), repeatable; what it raises ranks first, what it lacks last")
     p.set_defaults(func=cmd_match)
 
-    p = sub.add_parser("bundle", help="write the compiled match data an installed wheel matches with (before building a wheel)")
+    p = sub.add_parser("bundle", help="write the knowledge bundle (the records and the catalog, compiled) that an installed wheel answers from")
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
-    p.add_argument("--out", type=Path, default=None, help="where to write it (default: generator/data/match.json)")
+    p.add_argument("--catalog", type=Path, default=None, help="the catalog folder (default: data/catalog beside the records)")
+    p.add_argument("--out", type=Path, default=None, help="where to write it (default: generator/data/knowledge.bundle, which the wheel ships)")
     p.set_defaults(func=cmd_bundle)
 
     p = sub.add_parser("mcp", help="serve the records and the catalog to AI agents: a Model Context Protocol server on stdio")
@@ -318,20 +320,27 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
         return 2
-    if args.catalog or args.versions:
-        if not args.catalog or args.index is not None:
-            sys.stderr.write("errdex match: --version needs --catalog; --catalog matches the records and data/catalog, not --index\n")
+    if args.index is None:
+        if args.explicit_catalog and not args.catalog:
+            sys.stderr.write("errdex match: --catalog and --no-catalog contradict each other; pass one\n")
+            return 2
+        if args.versions and not args.catalog:
+            sys.stderr.write("errdex match: --version ranks catalog entries; leave out --no-catalog\n")
             return 2
         from . import matchcatalog
 
-        return matchcatalog.run(args.file, args.data, args.versions, args.top, args.format, sys.stdout, sys.stderr)
-    from .checkout import match_patterns
-
-    found = match_patterns(args.data, args.index, sys.stderr)
-    if isinstance(found, str):
-        sys.stderr.write(f"errdex match: {shown(found)}\n")
+        return matchcatalog.run(args.file, args.data, args.versions, args.top, args.format, sys.stdout, sys.stderr,
+                                catalog=args.catalog)
+    if args.versions or args.explicit_catalog:
+        sys.stderr.write("errdex match: --index matches an API match.json's records alone: --catalog and --version need the records and data/catalog\n")
         return 2
-    patterns, rules, site_url = found
+    from .matchindex import load_index
+
+    try:
+        patterns, rules, site_url = load_index(args.index)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"errdex match: cannot read {shown(args.index)}: {shown(exc)}\n")
+        return 2
     if site_url:  # links that open from a terminal: absolute, at the published site
         from dataclasses import replace
         from urllib.parse import urljoin
@@ -355,16 +364,18 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
-    from . import checkout
-    from .bundle import write_bundle
-    from .pipeline import check
+    from . import bundle, bundlecompile, checkout
 
-    result = check([args.data], args.data)
-    if result.failed:
-        sys.stderr.write(FORMATTERS["text"](result.findings, result.file_count))
+    catalog = args.catalog if args.catalog is not None else args.data.parent / "catalog"
+    made = bundlecompile.make(args.data, catalog, checkout.mkdocs_settings(args.data), sys.stderr)
+    if isinstance(made, str):
+        sys.stderr.write(f"errdex bundle: {shown(made)}\n")
         return 1
-    out = write_bundle(result.records, args.data, args.out or checkout.BUNDLED_MATCH)
-    sys.stdout.write(f"wrote the match data of {len(result.records)} records to {shown(out)}\n")
+    out = args.out or bundle.WHEEL_BUNDLE
+    bundle.write_atomic(out, made)
+    summary = bundle.Bundle(out).summary
+    sys.stdout.write(f"wrote the knowledge bundle of {summary['records']} records and {summary['catalog_entries']:,} "
+                     f"catalog entries to {shown(out)} ({len(made) / 1e6:.1f} MB)\n")
     return 0
 
 

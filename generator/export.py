@@ -22,7 +22,8 @@ from .evidence import evidence_document
 from .bilingual import translation_slots
 from .labels import page_title
 from .matchrules import match_document
-from .model import ID_PATTERN, SEVERITIES, TIERS, Record
+from .model import TIERS, Record
+from .vocabulary import ID_PATTERN, SEVERITIES
 from .openapi import API_VERSION, file_entry, openapi_document
 from .routes import Links, api_path
 from .schema import schema_text

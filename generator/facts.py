@@ -8,7 +8,8 @@ from collections import Counter
 from typing import Any
 
 from . import routes
-from .model import SEVERITIES, Record
+from .model import Record
+from .vocabulary import SEVERITIES
 
 
 def dataset_counts(records: list[Record]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from .importmerge import alike, matcher, merge, mergeable, same_error
 from .importshapes import convert_deadends, convert_errlookup
 from .load import load_records
 from .translations import HEADER, marked_text
-from .model import ID_PATTERN
+from .vocabulary import ID_PATTERN
 from .yamlout import MODELINE, dump_record
 
 __all__ = ["ImportFailure", "Imported", "convert_file", "write_records"]

@@ -15,7 +15,8 @@ from typing import Any
 
 from .checks.regex import compile_error, compile_pattern
 from .importbase import HOLE, Imported
-from .model import ID_PATTERN, LIST
+from .model import LIST
+from .vocabulary import ID_PATTERN
 
 
 

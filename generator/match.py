@@ -15,31 +15,25 @@ Patterns never run in Python's `re` (a hostile or careless pattern could backtra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import re2
 
 from .logline import json_groups as _json_groups
-from .matchrules import RULES, exception_name
-from .portable import analyse
+from .matchrules import RULES
+from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
 OVERLAP = 4096  # bytes two windows of an overlong line share
 BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
 EXCERPT = 160  # characters of context kept on each side of a match in a long line
 MAX_VALUE = 500  # characters of a captured value kept
-# The prefilter looks for at most this many characters of each literal: RE2's automaton for thousands of long
-# literals outgrows its memory budget and falls back to a slow engine; 16 keeps it a fast DFA (>400 MB/s).
-PREFILTER_CHARS = 16
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
 _UNANCHORED = re2._Anchor.UNANCHORED  # the pinned google-re2's own matcher, for repeats (Matcher.scan)
-_BIG = re2.Options()  # thousands of literals in one automaton need a larger DFA budget than RE2's default 8 MiB
-_BIG.log_errors = False
-_BIG.max_mem = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -111,63 +105,58 @@ def _boundary(data: bytes, n: int) -> int:
     return n
 
 
-class Matcher:
-    """Compiled patterns plus their prefilter. Build once, then `scan` any number of inputs."""
 
-    def __init__(self, patterns: list[Pattern], *, rules: dict[str, int] | None = None, max_line: int = MAX_LINE,
-                 overlap: int = OVERLAP, block: int = BLOCK):
+class Matcher:
+    """Compiled patterns plus their prefilter. Build once, then `scan` any number of inputs.
+
+    `patterns` is any sequence (a knowledge bundle passes one that makes each Pattern when first asked for);
+    `tables`, when given, are `compile_tables(patterns)` made earlier, and `serialised` the prefilter's Hyperscan
+    database made with them (`hyperscan_database`), used when this Hyperscan can read it."""
+
+    def __init__(self, patterns: Sequence[Pattern], *, rules: dict[str, int] | None = None, max_line: int = MAX_LINE,
+                 overlap: int = OVERLAP, block: int = BLOCK, tables: Tables | None = None, engine: str = "auto",
+                 serialised: bytes | None = None):
         self.max_line, self.overlap, self.block = max_line, overlap, block
         self.rules = dict(RULES if rules is None else rules)  # generator.matchrules
-        self.patterns: list[Pattern] = []
+        self.patterns = patterns
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
-        self.compiled: list[Any] = []  # compiled on first use: most patterns never meet a candidate line
         self._seen: dict[int, bool] | None = None  # set by scan
-        self.specificity: list[int] = []
-        self.anchored: list[bool] = []
-        self.exception_names: list[str | None] = []
-        self.exception_bytes: list[bytes | None] = []
-        self.always: list[int] = []
-        self.full_literals: list[tuple[bytes, ...]] = []  # whole literals (the prefilter sees only their start)  # patterns without a literal: tried on every line (slow; the checks refuse them)
-        literal_index: dict[str, int] = {}
-        self.literal_finders: list[tuple[bytes, Any]] = []  # how to locate each literal: bytes, or an RE2 (?i:)
-        self.literal_patterns: list[list[int]] = []
-        for p in patterns:
-            if p.literals is None or p.specificity is None or p.anchored is None:
-                a = analyse(p.regex)
-                literals, ignore_case, specificity, anchored = (() if a.broken else tuple(a.literals)), a.ignore_case, a.specificity, a.anchored
-            else:
-                literals, ignore_case, specificity, anchored = p.literals, p.ignore_case, p.specificity, p.anchored
-            index = len(self.patterns)
-            self.patterns.append(p)
-            self.compiled.append(None)
-            self.specificity.append(specificity)
-            self.full_literals.append(() if ignore_case else tuple(x.encode("utf-8") for x in literals))
-            self.anchored.append(anchored)
-            self.exception_names.append(exception_name(p.exception_class))
-            self.exception_bytes.append(None if self.exception_names[-1] is None else self.exception_names[-1].encode("utf-8"))
-            if not literals:
-                self.always.append(index)
-                continue
-            for lit in literals:
-                lit = lit[:PREFILTER_CHARS]
-                key = f"(?i:{re2.escape(lit)})" if ignore_case else re2.escape(lit)
-                if key not in literal_index:
-                    literal_index[key] = len(self.literal_patterns)
-                    self.literal_patterns.append([])
-                    self.literal_finders.append((lit.encode("utf-8"), re2.compile(key, _OPTIONS) if ignore_case else None))
-                self.literal_patterns[literal_index[key]].append(index)
-        self.literal_set = None
+        t = tables if tables is not None else compile_tables(patterns)
+        # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
+        # `keys` only when there is no Hyperscan database to load); the rest is read for the patterns hit.
+        self.tables = t
+        self.always, self.literal_patterns = t.always, t.owners
+        self.compiled: dict[int, Any] = {}  # on first use: most patterns never meet a candidate line
+        self._bytes: dict[int, tuple[bytes | None, tuple[bytes, ...]]] = {}
+        self.literals = prefilter(t, engine, serialised) if t.owners else None
+        self.engine = self.literals.name if self.literals is not None else "none"
         for index in self.always:  # these run on every line: find the broken ones now
             self._compiled(index)
-        if literal_index:
-            self.literal_set = re2.Set.SearchSet(_BIG)
-            for key in literal_index:  # insertion order: the set's indices are literal_patterns' indices
-                self.literal_set.Add(key)
-            self.literal_set.Compile()
+
+    @property
+    def specificity(self) -> list[int]:
+        return self.tables.specificity
+
+    @property
+    def anchored(self) -> list[bool]:
+        return self.tables.anchored
+
+    @property
+    def exception_names(self) -> list[str | None]:
+        return self.tables.exception_names
+
+    def _encoded(self, index: int) -> tuple[bytes | None, tuple[bytes, ...]]:
+        """A pattern's exception class name and whole literals, as bytes (for the lines' bytes)."""
+        found = self._bytes.get(index)
+        if found is None:
+            name = self.tables.exception_names[index]
+            found = self._bytes[index] = (None if name is None else name.encode("utf-8"),
+                                          tuple(x.encode("utf-8") for x in self.tables.full_literals[index]))
+        return found
 
     def _compiled(self, index: int) -> Any:
         """The pattern compiled with RE2, or False when it does not compile (noted in `skipped`)."""
-        compiled = self.compiled[index]
+        compiled = self.compiled.get(index)
         if compiled is None:
             try:
                 compiled = re2.compile(self.patterns[index].regex, _OPTIONS)
@@ -233,7 +222,7 @@ class Matcher:
             starts = [0] + [i + 1 for i in _find_all(block, b"\n")]
             ends = [s - 1 for s in starts[1:]] + [len(block)]
             candidates = ((s, e, found.get((s, e), set())) for s, e in zip(starts, ends) if s < len(block))
-        elif self.literal_set is not None:
+        elif self.literals is not None:
             candidates = self._prefiltered(block)
         else:
             return
@@ -249,31 +238,17 @@ class Matcher:
 
     def _prefiltered(self, block: bytes) -> list[tuple[int, int, set[int]]]:
         """(start, end, literal ids) of each line of `block` that holds at least one literal, in order."""
-        if self.literal_set is None:
-            return []
-        present = self.literal_set.Match(block)
-        if not present:
+        if self.literals is None:
             return []
         lines: dict[int, tuple[int, set[int]]] = {}
-        for li in present:
-            for pos in self._occurrences(li, block):
-                start = block.rfind(b"\n", 0, pos) + 1
-                entry = lines.get(start)
-                if entry is None:
-                    end = block.find(b"\n", pos)
-                    lines[start] = entry = (len(block) if end < 0 else end, set())
-                entry[1].add(li)
+        for li, pos in self.literals.found(block):
+            start = block.rfind(b"\n", 0, pos) + 1
+            entry = lines.get(start)
+            if entry is None:
+                end = block.find(b"\n", pos)
+                lines[start] = entry = (len(block) if end < 0 else end, set())
+            entry[1].add(li)
         return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
-
-    def _occurrences(self, li: int, block: bytes) -> Iterator[int]:
-        literal, folded = self.literal_finders[li]
-        if folded is None:
-            yield from _find_all(block, literal)
-        else:
-            pos = 0
-            while (m := folded.search(block, pos)) is not None:
-                yield m.start()
-                pos = m.start() + 1
 
     def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
         candidates: set[int] = set(self.always)
@@ -286,7 +261,7 @@ class Matcher:
         ascii_line, text, limit_chars = line.isascii(), None, None
         seen = self._seen
         for pi in sorted(candidates):
-            full = self.full_literals[pi]
+            name_bytes, full = self._encoded(pi)
             if full and not any(x in line for x in full):
                 continue  # the line holds the start of a literal, not all of it
             compiled = self._compiled(pi)
@@ -297,8 +272,7 @@ class Matcher:
                 if span[0] < 0 or (limit is not None and span[0] >= limit):
                     continue
                 if seen is not None and pi in seen:
-                    name = self.exception_bytes[pi]
-                    on_line = name is not None and name in line
+                    on_line = name_bytes is not None and name_bytes in line
                     if seen[pi] or not on_line:  # a repeat rank only counts: no text or values
                         yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
                         continue
@@ -359,10 +333,3 @@ class Matcher:
             else:
                 by_line[r.first.line] = n
         return ranked
-
-
-def _find_all(data: bytes, needle: bytes) -> Iterator[int]:
-    i = data.find(needle)
-    while i >= 0:
-        yield i
-        i = data.find(needle, i + 1)

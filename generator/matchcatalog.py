@@ -8,6 +8,7 @@ catalog); this module reads the log, the versions and writes the answer as text 
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,6 +45,27 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     return out
 
 
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _hit_lines(item: dict[str, Any]) -> list[str]:
+    """Where a record's message is in the log: the line with the match underlined, the values it holds and the
+    message they fill in, and the other lines it is on."""
+    text, (s, e) = item["text"], item["span"]
+    where = f"line {item['line']}, col {item['column']}"
+    out = [f"   {where}: {shown(text)}",
+           "   " + " " * (_width(where) + 2 + _width(shown(text[:s]))) + "^" * max(1, _width(shown(text[s:e])))]
+    values = [v for v in item["values"] if v is not None]
+    if values:
+        out.append(f"   values: {', '.join(shown(v) for v in values)}")
+        out.append(f"   message: {shown(item['message'])}")
+    if item["occurrences"] > 1:
+        lines = ", ".join(map(str, item["lines"][:10])) + (", ..." if item["occurrences"] > 10 else "")
+        out.append(f"   found {item['occurrences']} times, on lines {lines}")
+    return out
+
+
 def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
     out = []
     for fit in fits:
@@ -57,13 +79,14 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
     for item in items[:top]:
         kind = "record" if item["type"] == "record" else "catalog entry"
         out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
-        out.append(f"   line {item['line']}, col {item['column']}: {shown(item['text'])}")
         if item["type"] == "record":
             out.append(f"   {shown(item['title'])}")
+            out += _hit_lines(item)
             out.append(f"   page: {shown(item.get('url', ''))}")
             for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
                 out.append(f"   raised by {shown(c['project'])} releases {_ranges(c)}")
         else:
+            out.append(f"   line {item['line']}, col {item['column']}: {shown(item['text'])}")
             out += _catalog_lines(item)
         out.append(f"   why: {shown('; '.join(item['why']))}")
         out.append("")
@@ -73,20 +96,21 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
     return "\n".join(out) + "\n"
 
 
-def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt: str, out: IO[str], err: IO[str]) -> int:
-    """Match `file` ("-": standard input) against the records and the catalog; exit status as `errdex match`."""
-    from .mcp.knowledge import ToolInputError
-    from .mcp.main import load_knowledge
-    from .mcp.matching import check_versions, match_items
+def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt: str, out: IO[str], err: IO[str],
+        catalog: bool = True) -> int:
+    """Match `file` ("-": standard input) against the records and the catalog (with `catalog` False, the records
+    alone), read from the knowledge bundle; exit status as `errdex match`."""
+    from .bundleread import open_knowledge
+    from .answers import check_versions, match_items
+    from .knowledge import ToolInputError
 
     wanted = parse_versions(versions)
     if isinstance(wanted, str):
         err.write(f"errdex match: {shown(wanted)}\n")
         return 2
-    try:
-        k = load_knowledge(None, data)
-    except Exception as exc:  # the records or the catalog cannot be read: say which, as a usage problem
-        err.write(f"errdex match: cannot load the records and the catalog: {shown(exc)}\n")
+    k = open_knowledge(data, err, catalog=catalog)
+    if isinstance(k, str):
+        err.write(f"errdex match: {shown(k)}\n")
         return 2
     try:
         checked = check_versions(k, wanted)
@@ -102,7 +126,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     import io
 
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
-    fits = traceback_fit(k.catalog, raw)
+    fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
                 "traceback": fits, "results": items[:top]}

@@ -4,6 +4,7 @@ or an address, or the one an installed wheel ships)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 

@@ -17,8 +17,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from .languages import LANGUAGES
-
-ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*){0,3}$"
+from .vocabulary import ID_PATTERN, Severity
 REPO_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,38}/[A-Za-z0-9_.-]{1,100}$"
 SLUG_PATTERN = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -48,7 +47,6 @@ TextList = Annotated[list[Text], Field(max_length=LIST)]
 LineList = Annotated[list[Line], Field(max_length=LIST)]
 
 Language = Literal[tuple(LANGUAGES)]  # type: ignore[valid-type]  # the highlighting allow-list
-Severity = Literal["critical", "error", "warning", "info"]
 ErrorType = Literal["exception", "error_code", "console", "http", "validation", "panic"]
 HandlingStrategy = Literal["try-catch", "type-guard", "validation", "retry", "fallback"]
 VerificationTier = Literal["ai_generated", "community", "source_verified", "reproduced", "maintainer_confirmed"]
@@ -57,7 +55,6 @@ Outcome = Literal["worked", "failed", "partial"]
 FIX_POINTER = r"^/(?:solutions|workarounds|dead_ends)/[0-9]+$"
 VersionStatus = Literal["active", "fixed", "changed", "unknown"]
 # The enums' values in their order, for code that lists them (counts, browse pages, imports).
-SEVERITIES: tuple[str, ...] = get_args(Severity)
 TIERS: tuple[str, ...] = get_args(VerificationTier)
 
 

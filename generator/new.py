@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import safefs
 from .load import load_records
-from .model import ID_PATTERN
+from .vocabulary import ID_PATTERN
 from .yamlout import comment_text, mapping_lines, schema_ref
 
 TEMPLATE = Path(__file__).parent / "record_template.yaml"

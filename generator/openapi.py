@@ -12,7 +12,8 @@ import json
 import hashlib
 from typing import Any
 
-from .model import SEVERITIES, TIERS, Record
+from .model import TIERS, Record
+from .vocabulary import SEVERITIES
 from .routes import API_ROOT, api_path, api_url, page_url
 
 API_VERSION = "1"

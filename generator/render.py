@@ -19,7 +19,8 @@ from .labels import LABELS, VALUE_LABELS, category_label, page_title
 from .evidence import overall, tallies
 from .fixes import DATASETS, estimate_text, fix_items, tally_of, tally_view
 from .markup import Text, clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
-from .model import RELATIONS, SEVERITIES, Record
+from .model import RELATIONS, Record
+from .vocabulary import SEVERITIES
 from .routes import PAGES, relative
 
 

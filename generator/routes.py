@@ -17,9 +17,13 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .load import DATA_ROOT
-from .model import SEVERITIES, Record
+from .vocabulary import SEVERITIES
+
+if TYPE_CHECKING:
+    from .model import Record
 
 LANGS = ("en", "zh")
 API_ROOT = "api/"

@@ -58,16 +58,16 @@ def project_item(item: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def knowledge(tmp_path_factory):
-    from generator.mcp.api import from_records
+    from generator.apidata import from_records
     from generator.catalog import load_catalog
-    from generator.mcp.knowledge import Knowledge
+    from generator.knowledge import Knowledge
 
     folder = write_catalog(_fixture(), tmp_path_factory.mktemp("catalog") / "catalog")
     return Knowledge(from_records(DATASET), load_catalog(folder))
 
 
 def python_answer(k, case: dict) -> dict:
-    from generator.mcp.matching import check_versions, match_items
+    from generator.answers import check_versions, match_items
 
     data = case["log"].encode("utf-8")
     items, _, _ = match_items(k, io.BytesIO(data), check_versions(k, case["versions"]))

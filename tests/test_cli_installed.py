@@ -1,5 +1,5 @@
-"""`errdex match` as an installed tool: outside any checkout it matches with the match data the wheel ships,
-links are absolute, --index takes a file or an address, and usage problems exit 2."""
+"""`errdex match` as an installed tool: outside any checkout it matches with the knowledge bundle the wheel ships
+(the records and the catalog), links are absolute, --index takes a file or an address, and usage problems exit 2."""
 
 from __future__ import annotations
 
@@ -29,22 +29,29 @@ def wheel(tmp_path_factory) -> Path:
     src = work / "src"
     shutil.copytree(REPO / "generator", src / "generator", ignore=shutil.ignore_patterns("__pycache__", "data"))
     shutil.copytree(REPO / "data" / "errors", src / "data" / "errors")
+    shutil.copytree(REPO / "data" / "catalog", src / "data" / "catalog")
     for name in ("pyproject.toml", "README.md", "mkdocs.yml"):
         shutil.copy(REPO / name, src / name)
-    done = _run(["bundle", "--data", str(src / "data" / "errors"), "--out", str(src / "generator" / "data" / "match.json")], src)
+    done = _run(["bundle", "--data", str(src / "data" / "errors")], src, src)
     assert done.returncode == 0, done.stderr
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(work / "dist"), str(src)],
                    check=True, capture_output=True, timeout=300)
     return next((work / "dist").glob("errdex-*.whl"))
 
 
-def test_the_wheel_ships_the_match_data(wheel):
+@pytest.mark.data
+def test_the_wheel_ships_the_knowledge_bundle(wheel, tmp_path):
+    from generator.bundle import Bundle
+
     with zipfile.ZipFile(wheel) as z:
-        doc = json.loads(z.read("generator/data/match.json"))
-    assert doc["site_url"] == "https://errdex.dev/" and doc["count"] == len(list((REPO / "data" / "errors").rglob("*.yaml")))
-    assert all(p["title_zh"] for p in doc["patterns"])
+        (tmp_path / "k.bundle").write_bytes(z.read("generator/data/knowledge.bundle"))
+    summary = Bundle(tmp_path / "k.bundle").summary
+    assert summary["site_url"] == "https://errdex.dev/" and summary["records"] == len(list((REPO / "data" / "errors").rglob("*.yaml")))
+    catalog = sum(1 for f in (REPO / "data" / "catalog").glob("*.jsonl") for line in f.open("rb") if line.strip())
+    assert summary["catalog_entries"] == catalog
 
 
+@pytest.mark.data
 def test_an_installed_errdex_matches_anywhere_with_absolute_links(wheel, tmp_path):
     installed = tmp_path / "site-packages"
     with zipfile.ZipFile(wheel) as z:
@@ -57,6 +64,11 @@ def test_an_installed_errdex_matches_anywhere_with_absolute_links(wheel, tmp_pat
     assert "vllm/no-available-memory-for-cache-blocks" in done.stdout
     assert "page: https://errdex.dev/errors/vllm/no-available-memory-for-cache-blocks/" in done.stdout
     assert "YML001" not in done.stderr and done.stderr == ""
+    # a message no record explains: the catalog, shipped in the bundle, still names it, its site and releases
+    (elsewhere / "other.log").write_text("ValueError: audio_data list items must be on the same device.\n", encoding="utf-8")
+    done = _run(["match", "other.log"], elsewhere, installed)
+    assert done.returncode == 0, done.stderr
+    assert "vllm/0013fc6b4c8e0c1e  (catalog entry" in done.stdout and "raised by releases" in done.stdout
 
 
 def test_outside_a_checkout_without_match_data_is_a_usage_error(tmp_path):
@@ -65,7 +77,7 @@ def test_outside_a_checkout_without_match_data_is_a_usage_error(tmp_path):
     (tmp_path / "x.log").write_text(LOG, encoding="utf-8")
     done = _run(["match", "x.log"], tmp_path, bare)
     assert done.returncode == 2
-    assert done.stderr == "errdex match: no records here (data/errors) and no match data installed; pass --data or --index\n"
+    assert done.stderr == "errdex match: no records here (data/errors) and no knowledge bundle installed; pass --data or --index\n"
 
 
 def test_index_takes_an_address(tmp_path, real_url):

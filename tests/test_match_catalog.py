@@ -59,8 +59,23 @@ def test_text_names_the_site_releases_and_that_there_is_no_guide(capsys, tmp_pat
 
 def test_usage_errors(capsys, tmp_path):
     assert _run(capsys, tmp_path, "--version", "demo")[0] == 2
-    assert main(["match", "x.log", "--version", "demo==0.3.0"]) == 2
-    assert "--version needs --catalog" in capsys.readouterr().err
+    assert main(["match", "x.log", "--no-catalog", "--version", "demo==0.3.0"]) == 2
+    assert "--version ranks catalog entries; leave out --no-catalog" in capsys.readouterr().err
+    assert main(["match", "x.log", "--no-catalog", "--catalog"]) == 2
+    assert "contradict" in capsys.readouterr().err
+    assert main(["match", "x.log", "--index", "match.json", "--version", "demo==0.3.0"]) == 2
+    assert "--index matches an API match.json's records alone" in capsys.readouterr().err
+
+
+def test_the_catalog_is_on_by_default_and_no_catalog_leaves_it_out(capsys, tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text(LOG, encoding="utf-8")
+    assert main(["match", str(log), "--data", str(DATASET), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)["results"]
+    assert {r["type"] for r in found} == {"record", "catalog"}
+    assert main(["match", str(log), "--data", str(DATASET), "--format", "json", "--no-catalog"]) == 0
+    alone = json.loads(capsys.readouterr().out)["results"]
+    assert [r["id"] for r in alone] == ["demo/kv-cache-out-of-memory"] and "catalog" not in alone[0]
 
 
 TRACEBACK = ('Traceback (most recent call last):\n'

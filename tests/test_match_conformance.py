@@ -58,7 +58,14 @@ def python_results(tmp_path: Path, capsys, doc: dict, log: str) -> list[dict]:
     return [_project(r) for r in body["results"]]
 
 
-def test_python_engine_conforms(tmp_path, capsys, bless):
+ENGINES = ["re2", pytest.param("hyperscan", marks=pytest.mark.skipif(
+    not __import__("generator.prefilter").prefilter.hyperscan_available(), reason="Hyperscan is not installed here"))]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_python_engine_conforms(tmp_path, capsys, bless, engine, monkeypatch):
+    """Both prefilters (ERRDEX_ENGINE) give every case's expected answer."""
+    monkeypatch.setenv("ERRDEX_ENGINE", engine)
     fixture = _fixture()
     doc = match_json(fixture)
     if bless:

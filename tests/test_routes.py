@@ -121,7 +121,7 @@ def test_the_matcher_has_every_word_in_both_languages():
     asked = set(re.findall(r'\b(?:msg|fmt)\("([a-z]+(?:-[a-z]+)*)"', script)) | {"one", "other"}  # those two by count
     # why-<rule>: one per kind of reason a score gives (generator.matchout.explain words the same kinds)
     asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line")}
-    # and the reasons a catalog entry gets from the release chosen (generator.mcp.matching._version_check)
+    # and the reasons a catalog entry gets from the release chosen (generator.answers._version_check)
     asked |= {"why-release-" + kind for kind in ("has", "lacks", "unknown")}
     assert {"loading", "ready", "none", "score", "why"} <= asked
     configs = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}

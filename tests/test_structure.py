@@ -13,7 +13,7 @@ GENERATOR = Path(__file__).resolve().parent.parent / "generator"
 STAGES: list[set[str]] = [
     # foundations: no knowledge of records
     # (safefs, redos and matchrules come with work on other branches; placed here ahead of their merge)
-    {"__init__", "chars", "codes", "findings", "languages", "portable", "yamlout", "safefs", "regextree", "redos", "backtrack", "matchrules", "searchtext", "logline", "terminal", "cachedir"},
+    {"__init__", "chars", "codes", "findings", "languages", "portable", "yamlout", "safefs", "regextree", "redos", "backtrack", "matchrules", "searchtext", "logline", "terminal", "cachedir", "vocabulary", "prefilter"},
     # the record format
     {"model", "schema", "evidence"},
     # files -> raw records
@@ -23,9 +23,9 @@ STAGES: list[set[str]] = [
     # where and how things are named on the site, in the API and by the matcher
     {"routes", "labels"},
     # models -> pages, API files, feeds, matches, the built site
-    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchindex", "matchout", "sitecheck", "site", "catalogsite", "frames", "catalogmatch", "catalogbuild", "searchindex"},
+    {"markup", "facts", "fixes", "render", "openapi", "export", "feeds", "match", "matchindex", "matchout", "sitecheck", "site", "catalogsite", "frames", "catalogmatch", "catalogbuild", "searchindex", "apidata", "knowledge", "answers"},
     # commands (mcp: the MCP server over the API files and the catalog; artifacts: the release files verify reads)
-    {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "packageindex", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle", "matchcatalog"},
+    {"cli", "__main__", "serve", "importbase", "importshapes", "importmerge", "importer", "new", "history", "verify", "packageindex", "artifacts", "translations", "mcp", "harvest", "checkout", "bundle", "bundlecompile", "bundleread", "matchcatalog"},
 ]
 LONG_ALLOWED = {"portable"}  # the regex parser
 # Over the limit and due to be split; listed so that nothing else grows past the limit unnoticed.

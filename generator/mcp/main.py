@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .api import ApiData, SourceError, from_folder, from_records, from_url
+from ..apidata import ApiData, SourceError, from_folder, from_records, from_url
 from ..catalog import bulk_load, load_catalog
 from .tools import Knowledge
 from .. import checkout
@@ -53,11 +53,23 @@ def _load(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
 
 
 def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: Path | None, repo_url: str | None) -> int:
-    try:
-        knowledge = load_knowledge(api, data, catalog, cache_dir, repo_url)
-    except SourceError as exc:
-        sys.stderr.write(f"errdex mcp: {shown(exc)}\n")
-        return 2
+    """Serve the knowledge bundle of the records and the catalog beside them (made once, kept in the cache); with
+    --api or --catalog, what those name, loaded now."""
+    if api is None and catalog is None:
+        from ..bundleread import open_knowledge
+
+        knowledge = open_knowledge(data, sys.stderr)
+        if isinstance(knowledge, str):
+            sys.stderr.write(f"errdex mcp: {shown(knowledge)}\n")
+            return 2
+        if repo_url:
+            knowledge.repo_url = repo_url
+    else:
+        try:
+            knowledge = load_knowledge(api, data, catalog, cache_dir, repo_url)
+        except SourceError as exc:
+            sys.stderr.write(f"errdex mcp: {shown(exc)}\n")
+            return 2
     for pid, why in knowledge.matcher.skipped:
         sys.stderr.write(f"errdex mcp: pattern of {shown(pid)} skipped: {shown(why)}\n")
     if knowledge.catalog.problem_count:

@@ -7,7 +7,7 @@ from typing import Any
 from ..catalog import CatalogQueryError
 from ..catalogquery import diff_errors as catalog_diff
 from ..catalogquery import explain_site as catalog_explain
-from .knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
+from ..knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
 
 
 def explain_site(k: Knowledge, package: Any, version: Any, path: Any, line: Any, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def _link_records(k: Knowledge, entries: list[dict[str, Any]]) -> None:
             continue
         with k.lock:
             found = k.matcher.scan_text(sample)
-        hits = [h for h in found if id(k.matcher.patterns[h.pattern]) not in k.catalog_patterns]
+        hits = [h for h in found if k.owner(h.pattern) is None]
         if hits:
             entry["records"] = sorted({k.matcher.patterns[h.pattern].id for h in hits})
 
@@ -62,7 +62,7 @@ def list_projects(k: Knowledge) -> dict[str, Any]:
             item["repos"].append(project.repository)
         item["catalog"] = {
             "project": slug,
-            "entries": len(project.entries),
+            "entries": project.count(),
             "releases": len(project.releases),
             "first": project.releases[0] if project.releases else None,
             "last": project.releases[-1] if project.releases else None,
@@ -72,7 +72,7 @@ def list_projects(k: Knowledge) -> dict[str, Any]:
     out: dict[str, Any] = {
         "projects": [projects[s] for s in sorted(projects)],
         "records": len(k.api.documents),
-        "catalog_entries": sum(len(p.entries) for p in k.catalog.projects.values()),
+        "catalog_entries": sum(p.count() for p in k.catalog.projects.values()),
         "dataset_version": k.api.dataset_version,
         "source": k.api.origin,
     }

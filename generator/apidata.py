@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..routes import API_ROOT, api_path
-from ..terminal import shown
+from .routes import API_ROOT, api_path
+from .terminal import shown
 
 MANIFEST, NDJSON, INDEX, MATCH = (api_path(name) for name in ("manifest", "ndjson", "index", "match"))
 FILES = (NDJSON, INDEX, MATCH)  # what the server reads besides the manifest
@@ -98,9 +98,9 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
 
 def from_records(data: Path, site_url: str | None = None) -> ApiData:
     """Check the records in `data` (data/errors) and export the API in memory."""
-    from ..export import api_files
-    from ..findings import FORMATTERS
-    from ..pipeline import check
+    from .export import api_files
+    from .findings import FORMATTERS
+    from .pipeline import check
 
     if not Path(data).is_dir():
         raise SourceError(f"{data}/ is not a folder of records; pass --data DIR, or --api with a built API folder or URL")

@@ -7,23 +7,24 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import threading
 import unicodedata
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from ..match import Matcher, Pattern
-from ..matchindex import patterns_from_index
-from ..model import ID_PATTERN
-from .api import ApiData
-from ..catalog import Catalog
+from .match import Matcher, Pattern
+from .matchindex import patterns_from_index
+from .vocabulary import ID_PATTERN
+from .apidata import ApiData
+from .catalog import Catalog
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 MAX_CURSOR = 1_000_000
 LANGS = ("en", "zh")
-_ID = re.compile(ID_PATTERN)
 
 
 class ToolInputError(ValueError):
@@ -68,42 +69,57 @@ def cut(text: str, size: int) -> str:
 # -- the loaded knowledge --------------------------------------------------------------------------------------
 @dataclass
 class Knowledge:
-    """Everything the tools answer from, built once when the server starts."""
+    """Everything the tools answer from, built once when the server starts: from the records' API files and a
+    loaded catalog, or from a knowledge bundle (generator.bundle), which passes its matcher ready-made."""
 
     api: ApiData
     catalog: Catalog
     repo_url: str | None = None
-    matcher: Matcher = field(init=False)
-    catalog_patterns: dict[int, tuple[str, Any]] = field(init=False)  # id(Pattern) -> (project slug, Entry)
-    search_index: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)
-    folded: dict[str, list[tuple[str, dict[str, str]]]] = field(init=False)  # the same, NFKC and case-folded
+    matcher: Matcher | None = None  # patterns 0 .. record_patterns-1 are the records', the rest the catalog's
+    record_patterns: int = 0
+    site_index: Callable[[str], list[list[Any]]] | None = None  # "<file name>:<line>" -> raise sites (a bundle's)
     lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        patterns = patterns_from_index(self.api.match)
-        self.catalog_patterns = {}
-        for slug, project in self.catalog.projects.items():
-            for entry in project.entries:
-                pattern = catalog_pattern(slug, entry.data)
-                self.catalog_patterns[id(pattern)] = (slug, entry)
-                patterns.append(pattern)
-        self.matcher = Matcher(patterns)
-        self.search_index = {lang: [] for lang in LANGS}
+        if self.matcher is None:
+            patterns = patterns_from_index(self.api.match)
+            self.record_patterns = len(patterns)
+            for slug, project in self.catalog.projects.items():
+                patterns += [catalog_pattern(slug, entry.data) for entry in project.entries]
+            self.matcher = Matcher(patterns)
+
+    def owner(self, index: int) -> tuple[Any, Any] | None:
+        """The catalog's (project, entry) behind the matcher's pattern `index`; None for a record's pattern."""
+        if index < self.record_patterns:
+            return None
+        pattern = self.matcher.patterns[index]
+        project = self.catalog.projects[pattern.repo]  # a catalog pattern's repo is its project's slug
+        return project, project.entry(pattern.id)
+
+    @functools.cached_property
+    def search_index(self) -> dict[str, list[tuple[str, dict[str, str]]]]:
+        """Per language, each record's title, message and explanation, as search reads them."""
+        index: dict[str, list[tuple[str, dict[str, str]]]] = {lang: [] for lang in LANGS}
         titles = {p["id"]: p.get("title", "") for p in self.api.match.get("patterns", []) if isinstance(p, dict)}
         for cid in sorted(self.api.documents):
             record = self.api.document(cid)["record"]
             error = record.get("error", {})
-            self.search_index["en"].append((cid, {
+            index["en"].append((cid, {
                 "title": titles.get(cid, ""),
                 "message": error.get("message", ""),
                 "explanation": record.get("explanation", ""),
             }))
-            self.search_index["zh"].append((cid, {
+            index["zh"].append((cid, {
                 "title": error.get("message_zh", ""),
                 "message": error.get("message", ""),  # people paste the English message whatever they read
                 "explanation": record.get("explanation_zh", ""),
             }))
-        self.folded = {
+        return index
+
+    @functools.cached_property
+    def folded(self) -> dict[str, list[tuple[str, dict[str, str]]]]:
+        """search_index, NFKC-normalised and case-folded."""
+        return {
             lang: [(cid, {name: fold(text) for name, text in fields.items()}) for cid, fields in entries]
             for lang, entries in self.search_index.items()
         }
@@ -112,12 +128,12 @@ class Knowledge:
         """The canonical id of a record id or alias; ToolInputError with near names when there is none."""
         if isinstance(name, str) and "/" in name and name.split("/", 1)[0] in self.catalog.projects:
             project = self.catalog.projects[name.split("/", 1)[0]]
-            if any(e.id == name for e in project.entries):
+            if project.entry(name) is not None:
                 raise ToolInputError(
                     f"{name!r} is a catalog entry, not a record: no record explains it yet. Its template, sites and "
                     "releases come with match_log, explain_site and diff_errors results"
                 )
-        if not isinstance(name, str) or not name or len(name) > 200 or not _ID.fullmatch(name):
+        if not isinstance(name, str) or not name or len(name) > 200 or not re.fullmatch(ID_PATTERN, name):
             raise ToolInputError(
                 f"{str(name)[:80]!r} is not a record id: lowercase [a-z0-9-] segments joined by '/', such as "
                 "'vllm/block-manager-out-of-memory'"

@@ -1,0 +1,155 @@
+"""The knowledge bundle (generator/bundle.py, bundlecompile.py, bundleread.py): made from checked records and the
+catalog, the same bytes for the same data, read lazily with the same answers as the data loaded whole, and never
+read when it is not the bundle of the data in use (stale, foreign, damaged or of another format)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator import bundle, bundlecompile, bundleread, checkout
+from generator.answers import match_items
+from generator.catalog import load_catalog
+from generator.catalogquery import traceback_fit
+from generator.knowledge import Knowledge
+from generator.apidata import from_records
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LOG = ("INFO start\n"
+       "RuntimeError: Scheduler queue is full (12 waiting)\n"
+       "servekit.CacheOOMError: Cannot allocate 512 KV cache blocks: out of GPU memory\n"
+       'Traceback (most recent call last):\n'
+       '  File "/opt/venv/lib/python3.12/site-packages/servekit/sched.py", line 88, in admit\n'
+       '    raise RuntimeError(f"Scheduler queue is full ({len(self.waiting)} waiting)")\n'
+       'RuntimeError: Scheduler queue is full (3 waiting)\n')
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A copy of the fixture dataset's records (data/errors) with the fixture catalog beside them."""
+    shutil.copytree(FIXTURES / "dataset", tmp_path / "data" / "errors")
+    catalog = tmp_path / "data" / "catalog"
+    catalog.mkdir()
+    for name in ("demo.jsonl", "projects.yaml", "releases.json"):
+        shutil.copy(FIXTURES / "catalog" / name, catalog / name)
+    return tmp_path / "data" / "errors"
+
+
+def _open(data: Path, cache: Path, **kw):
+    log = io.StringIO()
+    found = bundleread.open_knowledge(data, log, cache=cache, **kw)
+    assert not isinstance(found, str), found + log.getvalue()
+    return found
+
+
+def test_the_same_data_makes_the_same_bytes(data, tmp_path):
+    settings = {"site_url": "https://errdex.dev/"}
+    first = bundlecompile.make(data, data.parent / "catalog", settings, io.StringIO())
+    again = bundlecompile.make(data, data.parent / "catalog", settings, io.StringIO())
+    assert isinstance(first, bytes) and first == again
+    path = tmp_path / "k.bundle"
+    path.write_bytes(first)
+    summary = bundle.Bundle(path).summary
+    assert summary["records"] == len(list(data.rglob("*.yaml"))) and summary["catalog_entries"] == 4
+
+
+def test_answers_from_the_bundle_are_the_answers_from_the_data_loaded_whole(data, tmp_path):
+    site_url = checkout.mkdocs_settings(data).get("site_url")  # the settings the bundle was made with
+    whole = Knowledge(from_records(data, site_url), load_catalog(data.parent / "catalog"))
+    for engine in ("re2", "auto"):
+        k = _open(data, tmp_path / "cache", engine=engine)
+        assert match_items(k, io.BytesIO(LOG.encode()), {}) == match_items(whole, io.BytesIO(LOG.encode()), {})
+        fits = traceback_fit(k.catalog, LOG.encode(), k.site_index)
+        assert fits == traceback_fit(whole.catalog, LOG.encode()) and fits[0]["releases"]
+        # every entry decoded from the bundle is the entry the catalog reader gives
+        for slug, project in whole.catalog.projects.items():
+            lazy = k.catalog.projects[slug]
+            assert lazy.count() == len(project.entries) and lazy.releases == project.releases
+            for entry in project.entries:
+                got = lazy.entry(entry.id)
+                assert (got.data, got.sites, got.ranges) == (entry.data, entry.sites, entry.ranges)
+            assert [e.id for e in lazy.entries] == [e.id for e in project.entries]
+            assert lazy.entry(project.entries[0].id + "x") is None
+
+
+def test_without_the_catalog_only_the_records_answer(data, tmp_path):
+    k = _open(data, tmp_path / "cache", catalog=False)
+    items, _, _ = match_items(k, io.BytesIO(LOG.encode()), {})
+    assert items and {i["type"] for i in items} == {"record"} and not k.catalog.projects
+
+
+def test_a_change_to_a_record_or_the_catalog_makes_a_new_bundle(data, tmp_path):
+    cache = tmp_path / "cache"
+    first = _open(data, cache)
+    before = sorted((cache / "bundles").glob("*.bundle"))
+    catalog = data.parent / "catalog" / "demo.jsonl"
+    lines = catalog.read_text(encoding="utf-8").splitlines(keepends=True)
+    catalog.write_text("".join(lines[1:]), encoding="utf-8")  # an entry less
+    second = _open(data, cache)
+    after = sorted((cache / "bundles").glob("*.bundle"))
+    assert len(after) == 2 and before[0] in after
+    assert sum(p.count() for p in second.catalog.projects.values()) == sum(p.count() for p in first.catalog.projects.values()) - 1
+    record = next(data.rglob("*.yaml"))
+    record.write_text(record.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    _open(data, cache)
+    assert len(list((cache / "bundles").glob("*.bundle"))) == bundle.KEEP  # the oldest is let go
+
+
+def test_a_foreign_bundle_under_this_datas_name_is_not_read(data, tmp_path):
+    cache = tmp_path / "cache"
+    _open(data, cache)
+    (mine,) = (cache / "bundles").glob("*.bundle")
+    other = tmp_path / "other"
+    shutil.copytree(data.parent, other)
+    (other / "catalog" / "demo.jsonl").write_text("", encoding="utf-8")  # a catalog without entries
+    foreign = bundlecompile.make(other / "errors", other / "catalog", {}, io.StringIO())
+    mine.write_bytes(foreign)  # under the file name of this data's hash
+    k = _open(data, cache)
+    assert sum(p.count() for p in k.catalog.projects.values()) == 4  # made again from the data, not the foreign file
+    assert bundle.Bundle(mine).data_hash == mine.stem
+
+
+def test_a_damaged_bundle_is_refused_or_made_again(data, tmp_path):
+    cache = tmp_path / "cache"
+    _open(data, cache)
+    (path,) = (cache / "bundles").glob("*.bundle")
+    raw = bytearray(path.read_bytes())
+    b = bundle.Bundle(path)
+    at, size, _ = b.header["sections"]["match/owners"]
+    raw[b._base + at + size // 2] ^= 0x01
+    path.write_bytes(bytes(raw))
+    with pytest.raises(bundle.BundleError, match="section 'match/owners' does not match its sha256"):
+        bundle.Bundle(path).section("match/owners")
+    k = _open(data, cache)  # the cache's copy is made again
+    assert match_items(k, io.BytesIO(LOG.encode()), {})[0]
+    for bad, said in ((b"not a bundle", "not an errdex knowledge bundle"),
+                      (bundle.MAGIC + b"0000000000000002\n{}", "another format"),
+                      (bundle.MAGIC + b"0000000000000009\n{not json", "header is not JSON")):
+        path.write_bytes(bad)
+        with pytest.raises(bundle.BundleError, match=said):
+            bundle.Bundle(path)
+
+
+def test_records_that_do_not_validate_make_no_bundle(data, tmp_path):
+    record = next(data.rglob("*.yaml"))
+    record.write_text("id: [not, an, id]\n", encoding="utf-8")
+    log = io.StringIO()
+    found = bundleread.open_knowledge(data, log, cache=tmp_path / "cache")
+    assert isinstance(found, str) and "do not pass validation" in found and record.name in log.getvalue()
+    assert not list((tmp_path / "cache").rglob("*.bundle"))
+
+
+def test_a_hostile_catalog_string_survives_the_bundle(data, tmp_path):
+    """Any code point a JSON file can hold (a lone surrogate, controls) goes through the bundle unchanged."""
+    catalog = data.parent / "catalog" / "demo.jsonl"
+    rows = [json.loads(line) for line in catalog.read_text(encoding="utf-8").splitlines()]
+    rows[0]["function"] = "f\ud800\x1b[31m"
+    rows[0]["sites"][0]["path"] = "servekit/\ud800.py"
+    catalog.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    k = _open(data, tmp_path / "cache")
+    got = k.catalog.projects["demo"].entry(rows[0]["id"])
+    assert got.data["function"] == "f\ud800\x1b[31m" and got.sites[0].path == "servekit/\ud800.py"

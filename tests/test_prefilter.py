@@ -1,0 +1,52 @@
+"""The two prefilter engines (generator.prefilter) find the same lines: for any literals (case-sensitive or
+folded, ASCII or not, overlapping, one inside another) and any block of bytes, Hyperscan and RE2 report the same
+(key, line) pairs, which is all the matcher reads from them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.prefilter import Re2Literals, Tables, hyperscan_available, prefilter
+
+pytestmark = pytest.mark.skipif(not hyperscan_available(), reason="Hyperscan is not installed here")
+
+ALPHABET = "abAB\u00e9\u00c9\u0130\u03a3\u03c3\u017f.*(\\ \t"  # case pairs (also beyond ASCII), regex syntax
+
+
+def _lines(engine, block: bytes) -> set[tuple[int, int]]:
+    return {(key, block.rfind(b"\n", 0, pos) + 1) for key, pos in engine.found(block)}
+
+
+def _tables(keys: list[list]) -> Tables:
+    return Tables([], [], [], [], keys, [[0] for _ in keys], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(st.tuples(st.text(ALPHABET, min_size=1, max_size=6), st.booleans()), min_size=1, max_size=8, unique=True),
+       lines=st.lists(st.text(ALPHABET + "xyz", max_size=30), max_size=6))
+def test_both_engines_find_the_same_lines(keys, lines):
+    keys = [[text, folded] for text, folded in keys]
+    block = "\n".join(lines).encode("utf-8")
+    hs, r2 = prefilter(_tables(keys), "hyperscan"), Re2Literals(keys)
+    assert hs.name == "hyperscan"
+    assert _lines(hs, block) == _lines(r2, block)
+
+
+def test_overlapping_and_repeated_occurrences_are_all_found():
+    keys = [["aa", False], ["a", False], ["\u00e9t\u00e9", True]]
+    block = "aaa\nxx\n\u00c9T\u00c9 and \u00e9t\u00e9\naa".encode("utf-8")
+    hs, r2 = prefilter(_tables(keys), "hyperscan"), Re2Literals(keys)
+    assert _lines(hs, block) == _lines(r2, block) == {(0, 0), (1, 0), (2, 7), (1, 7), (0, 23), (1, 23)}
+
+
+def test_a_database_from_elsewhere_is_compiled_again_not_trusted():
+    keys = [["needle", False]]
+    engine = prefilter(_tables(keys), "hyperscan", serialised=b"not a hyperscan database")
+    assert _lines(engine, b"hay\na needle\n") == {(0, 4)}
+
+
+def test_an_unknown_engine_is_refused():
+    with pytest.raises(ValueError, match="engine must be one of"):
+        prefilter(_tables([["x", False]]), "pcre")
