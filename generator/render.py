@@ -3,9 +3,8 @@
 Which pages exist, and where, is generator/routes.py's; the words are generator/labels.py's; making record
 text safe for a page is generator/markup.py's. This module builds each page's context and renders its template.
 
-Record text is untrusted: every record field reaches the page as escaped HTML inside raw HTML blocks of the
-generated Markdown, so neither Markdown nor any template engine ever parses it. Only the section headings (our
-own fixed strings) are Markdown, which gives the table of contents.
+Record text is untrusted: every record field reaches the page as escaped HTML inside raw HTML blocks, so neither
+Markdown nor any template engine parses it. Only the section headings (fixed strings) are Markdown, for the contents.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from . import routes
 from .labels import LABELS, VALUE_LABELS, category_label, page_title
 from .evidence import overall, tallies
 from .fixes import DATASETS, estimate_text, fix_items, tally_of, tally_view
-from .markup import Text, clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
+from .markup import clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
 from .model import RELATIONS, Record
 from .vocabulary import SEVERITIES
 from .routes import PAGES, relative
