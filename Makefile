@@ -23,8 +23,10 @@ build: setup
 serve: build
 	$(BIN)/errdex serve --dir site --port 8000
 
-# The quick loop: every test but those of the repository's full data (pytest -m data), two workers.
+# The quick loop: the import contracts (lint-imports, pyproject.toml), then every test but those of the repository's
+# full data (pytest -m data), two workers.
 test: setup
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest -q -m "not data" -n 2 --dist worksteal
 
 # The checks of the repository's own records and catalog: their validation, their built site, download budgets.

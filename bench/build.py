@@ -27,8 +27,9 @@ from pathlib import Path
 import yaml
 
 from bench.validate import BASE, synthetic_record
-from generator import facts, render, routes, site
-from generator.pipeline import check
+from generator import routes
+from generator.site import build as site, facts, render
+from generator.checks.pipeline import check
 from generator.yamlout import dump_record
 
 SNIPPET = [

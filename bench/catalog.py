@@ -53,7 +53,7 @@ def catalog_examples(count: int, seed: int = 3) -> list[tuple[str, str | None]]:
 
 
 def time_match(log: Path) -> dict:
-    from generator.bundleread import open_knowledge
+    from generator.bundle.read import open_knowledge
 
     started = time.perf_counter()
     proc = subprocess.run([str(ERRDEX), "match", "--format", "json", "--top", "5", str(log)], cwd=ROOT,

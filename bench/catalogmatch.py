@@ -1,6 +1,6 @@
 """Benchmark: the paste page against the whole catalog (run on demand: `.venv/bin/python -m bench.catalogmatch`).
 
-  1. write the browser's catalog match files for data/catalog (generator/catalogmatch.py) and report their sizes;
+  1. write the browser's catalog match files for data/catalog (generator/api/catalogmatch.py) and report their sizes;
   2. make a 500-line, real-looking vLLM log: startup chatter from the catalog's own log messages (values filled
      in, the usual repeats), a traceback repeated per worker whose frames are real raise sites, and the error;
   3. serve the fixture site (built here, or --site DIR) with those files in its API, paste the log in headless
@@ -78,7 +78,7 @@ def shard_keys(index: dict, text: str) -> set[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from generator.catalogmatch import catalog_match_files
+    from generator.api.catalogmatch import catalog_match_files
     from generator.routes import api_path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=100, help="size of the generated log (default: 100)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (default: 5)")
     args = parser.parse_args(argv)
-    from generator.prefilter import hyperscan_available
+    from generator.match.prefilter import hyperscan_available
 
     report: dict[str, object] = {"hyperscan": hyperscan_available()}
     with tempfile.TemporaryDirectory() as tmp:

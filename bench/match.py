@@ -98,9 +98,9 @@ def synthetic_pattern(i: int, r: random.Random) -> tuple[str, str, str, str | No
 
 
 def build_index(count: int, seed: int = 7) -> tuple[dict, list[tuple[str, str | None]]]:
-    """A match.json document built by generator.export's own match_entry, and each pattern's example."""
-    from generator.export import Links, match_entry
-    from generator.model import Record
+    """A match.json document built by generator.api.export's own match_entry, and each pattern's example."""
+    from generator.api.export import Links, match_entry
+    from generator.records.model import Record
 
     r = random.Random(seed)
     base = yaml.safe_load(BASE.read_text(encoding="utf-8"))
@@ -118,7 +118,7 @@ def build_index(count: int, seed: int = 7) -> tuple[dict, list[tuple[str, str | 
         record = Record.model_validate(data)
         entries.append(match_entry(record, {}, links))
         examples.append((example, exc))
-    from generator.matchrules import match_document
+    from generator.match.rules import match_document
 
     return match_document(entries), examples
 
@@ -182,8 +182,8 @@ def time_cli(index: Path, log: Path) -> tuple[float, dict]:
 
 
 def time_scan(index: Path, log: Path) -> tuple[float, float, int]:
-    from generator.match import Matcher
-    from generator.matchindex import load_index
+    from generator.match.engine import Matcher
+    from generator.match.index import load_index
 
     t0 = time.perf_counter()
     patterns, rules, _ = load_index(index)

@@ -40,7 +40,7 @@ def traceback_text(example: str, exception: str | None, lines: int = 500, seed: 
 
 def synthetic_catalog(folder: Path, count: int, seed: int = 3) -> None:
     """`count` entries of one made-up project in the catalog format, with three releases."""
-    from generator.portable import analyse
+    from generator.match.portable import analyse
 
     r = random.Random(seed)
     releases = ["1.0.0", "1.1.0", "1.2.0"]

@@ -46,11 +46,11 @@ def load_cases(path: Path = CASES) -> list[dict]:
 
 
 def load_patterns(index: Path | None, data: Path = DATA) -> list:
-    from generator.matchindex import load_index, patterns_from_records
+    from generator.match.index import load_index, patterns_from_records
 
     if index is not None:
         return load_index(index)[0]
-    from generator.pipeline import check
+    from generator.checks.pipeline import check
 
     result = check([data], data)
     if result.failed:
@@ -68,7 +68,7 @@ def paste(case: dict) -> tuple[str, int]:
 
 def evaluate(cases: list[dict], patterns: list, top: int = 3) -> list[dict]:
     """One outcome per case: hit or not, and the ids of the top results (marked * when on the error line)."""
-    from generator.match import Matcher
+    from generator.match.engine import Matcher
 
     matcher = Matcher(patterns)
     outcomes = []
@@ -142,9 +142,9 @@ def format_text(s: dict) -> str:
 def catalog_lines(cases: list[dict], outcomes: list[dict], folder: Path) -> dict:
     """With --catalog: the cases whose error line holds a catalog message (data/catalog), overall and among the
     records' misses: for those a user learns the raise site and the releases, though no guide yet."""
-    from generator.catalog import load_catalog
-    from generator.match import Matcher
-    from generator.knowledge import catalog_pattern
+    from generator.catalog.reader import load_catalog
+    from generator.match.engine import Matcher
+    from generator.bundle.knowledge import catalog_pattern
 
     catalog = load_catalog(folder)
     matcher = Matcher([catalog_pattern(slug, e.data) for slug, project in catalog.projects.items() for e in project.entries])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.pipeline import check
+from generator.checks.pipeline import check
 from generator.yamlout import dump_record
 
 BASE = Path(__file__).parent.parent / "tests/fixtures/valid/demo/minimal.yaml"

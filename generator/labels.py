@@ -7,7 +7,7 @@ the API export and `errdex match` can name a record the way its page does withou
 from __future__ import annotations
 
 from . import chars
-from .model import Record
+from .records.model import Record
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -254,7 +254,7 @@ VALUE_LABELS: dict[str, dict[str, str]] = {
 }
 
 
-# Record categories (the vocabulary is generator.model.CATEGORIES): how each is named. A category outside it (an
+# Record categories (the vocabulary is generator.records.model.CATEGORIES): how each is named. A category outside it (an
 # import's, flagged by REC013) is shown as its slug in words ("model_loading_error" -> "model loading error").
 CATEGORY_LABELS: dict[str, dict[str, str]] = {
     "api_error": {"en": "API error", "zh": "API 错误"},
@@ -309,7 +309,7 @@ def value_label(value: str, lang: str) -> str:
     return VALUE_LABELS[lang][value]
 
 
-# The catalog's pages and its entry view (generator/catalogsite.py; the entry view's script gets them as data).
+# The catalog's pages and its entry view (generator/site/catalogpages.py; the entry view's script gets them as data).
 CATALOG_LABELS: dict[str, dict[str, str]] = {
     "catalog": {"en": "Error catalog", "zh": "错误目录"},
     "catalog_intro": {"en": "Every error message {n} projects raise, read mechanically from {releases} released versions: where each is raised, and in which releases.",

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .load import DATA_ROOT
-from .vocabulary import SEVERITIES
+from .records.load import DATA_ROOT
+from .records.vocabulary import SEVERITIES
 
 if TYPE_CHECKING:
-    from .model import Record
+    from .records.model import Record
 
 LANGS = ("en", "zh")
 API_ROOT = "api/"
@@ -139,7 +139,7 @@ API: dict[str, str] = {
     "catalog_match_shard": "catalog/match/{key}.json",
 }
 
-# The catalog's pages, relative to a language root (generator/catalogsite.py writes them): {project} is a
+# The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a
 # project slug, {key} a module (its folder, '/' written '.') or a release. One page renders any entry from the
 # API (`catalog_entry?id=<project>/<hash>`): 46,000 entries a page each, in two languages, would be most of
 # the build's time for pages that hold nothing the module pages do not already show and index.

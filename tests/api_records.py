@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.model import Record
+from generator.records.model import Record
 
 SNIPPET = "def allocate(n):\n    if n > free():\n        raise FixtureError(f\"Fixture pool exhausted: {n} wanted\")\n    return take(n)\n"
 

@@ -29,10 +29,10 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from api_records import assert_holds, fixture_data
-from generator.export import write_api
-from generator.model import Record
-from generator.pipeline import Checked, check
-from generator.serve import _Handler
+from generator.api.export import write_api
+from generator.records.model import Record
+from generator.checks.pipeline import Checked, check
+from generator.site.serve import _Handler
 from generator.yamlout import dump_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -267,7 +267,7 @@ def test_every_response_and_example_fits_its_openapi_schema(base, openapi, schem
 
 # The whole site, once the site engineer's `errdex build` exists: the API inside it must be the same files.
 
-site_missing = not (ROOT / "generator/site.py").is_file()
+site_missing = not (ROOT / "generator/site/build.py").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -279,9 +279,9 @@ def built_site(tmp_path_factory, data_dir: Path) -> Path:
     return out
 
 
-@pytest.mark.skipif(site_missing, reason="generator/site.py (errdex build) does not exist yet")
+@pytest.mark.skipif(site_missing, reason="generator/site/build.py (errdex build) does not exist yet")
 def test_built_site_serves_the_same_api(built_site, dataset):
-    from generator.export import api_files
+    from generator.api.export import api_files
 
     result = dataset
     files = api_files(result.records)

@@ -163,7 +163,7 @@ def served_by_errdex(built_site):
     import http.server
     import threading
 
-    from generator.serve import _Handler
+    from generator.site.serve import _Handler
 
     handler = functools.partial(_Handler, directory=str(built_site))
     _Handler.log_message = lambda *a: None

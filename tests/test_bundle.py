@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from generator import bundle, bundlecompile, bundleread, checkout
-from generator.answers import match_items
-from generator.catalog import load_catalog
-from generator.catalogquery import traceback_fit
-from generator.knowledge import Knowledge
-from generator.apidata import from_records
+from generator import bundle
+from generator.bundle import checkout, compile as bundlecompile, read as bundleread
+from generator.bundle.answers import match_items
+from generator.catalog.reader import load_catalog
+from generator.catalog.query import traceback_fit
+from generator.bundle.knowledge import Knowledge
+from generator.bundle.apidata import from_records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LOG = ("INFO start\n"

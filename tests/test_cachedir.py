@@ -106,7 +106,7 @@ def test_a_record_is_checked_again_only_when_its_bytes_place_or_day_change(tmp_p
 
     from generator import checks
     from generator.checks import record as record_checks
-    from generator.pipeline import check
+    from generator.checks.pipeline import check
 
     root = tmp_path / "errors"
     shutil.copytree(Path(__file__).parent / "fixtures" / "dataset", root)

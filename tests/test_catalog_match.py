@@ -1,7 +1,7 @@
-"""The paste page's catalog matching (generator/catalogmatch.py, errdex-match-catalog.js): one conformance fixture,
+"""The paste page's catalog matching (generator/api/catalogmatch.py, errdex-match-catalog.js): one conformance fixture,
 tests/fixtures/catalog-match-conformance.json, of pasted texts over a catalog of real vLLM entries and the demo
 catalog, with what `errdex match --catalog` finds (generator/mcp/matching.match_items, records first in the
-knowledge, the release asked for, and generator/matchcatalog.traceback_fit). The site's worker, in Chromium, must
+knowledge, the release asked for, and generator/cli/matchcatalog.traceback_fit). The site's worker, in Chromium, must
 find the same over the index and shards catalog_match_files writes for that catalog.
 
 `ERRDEX_BLESS=1 .venv/bin/pytest tests/test_catalog_match.py -m "not browser"` rewrites the expectations from
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.catalogmatch import PROBE_CHARS, catalog_match_files, inner_tokens, key_token, probe
-from generator.catalogquery import traceback_fit
+from generator.api.catalogmatch import PROBE_CHARS, catalog_match_files, inner_tokens, key_token, probe
+from generator.catalog.query import traceback_fit
 from generator.routes import api_path
 
 FIXTURE = Path(__file__).parent / "fixtures" / "catalog-match-conformance.json"
@@ -58,16 +58,16 @@ def project_item(item: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def knowledge(tmp_path_factory):
-    from generator.apidata import from_records
-    from generator.catalog import load_catalog
-    from generator.knowledge import Knowledge
+    from generator.bundle.apidata import from_records
+    from generator.catalog.reader import load_catalog
+    from generator.bundle.knowledge import Knowledge
 
     folder = write_catalog(_fixture(), tmp_path_factory.mktemp("catalog") / "catalog")
     return Knowledge(from_records(DATASET), load_catalog(folder))
 
 
 def python_answer(k, case: dict) -> dict:
-    from generator.answers import check_versions, match_items
+    from generator.bundle.answers import check_versions, match_items
 
     data = case["log"].encode("utf-8")
     items, _, _ = match_items(k, io.BytesIO(data), check_versions(k, case["versions"]))

@@ -1,5 +1,5 @@
-"""The catalog on the site and in the API (generator/catalogsite.py, generator/frames.py), its release changes
-(generator/catalogquery.py) and the line of each release a site keeps (harvest, traceback fit).
+"""The catalog on the site and in the API (generator/site/catalogpages.py, generator/site/frames.py), its release changes
+(generator/catalog/query.py) and the line of each release a site keeps (harvest, traceback fit).
 
 The site is built from a copy of the fixture dataset whose catalog holds, besides tests/fixtures/catalog, one
 hostile entry (markup in its template, path and statement) and one reworded message, with made-up ids: the
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from generator import routes
-from generator.catalog import load_catalog
-from generator.catalogquery import diff_errors, release_changes
+from generator.catalog.reader import load_catalog
+from generator.catalog.query import diff_errors, release_changes
 from generator.cli import main
-from generator.catalogquery import traceback_fit
+from generator.catalog.query import traceback_fit
 from conftest import DATASET, serving
 from test_security_catalog import unchecked
 
@@ -201,7 +201,7 @@ def _list_project(folder: Path, slug: str) -> None:
 
 
 def test_a_project_without_releases_or_messages_gets_no_pages(tmp_path):
-    from generator.catalogsite import CatalogSite
+    from generator.site.catalogpages import CatalogSite
 
     shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
     (tmp_path / "catalog" / "empty.jsonl").write_text("", encoding="utf-8")
@@ -214,7 +214,7 @@ def test_a_project_without_releases_or_messages_gets_no_pages(tmp_path):
 
 
 def test_a_releases_changes_give_the_line_in_that_release(tmp_path):
-    from generator.catalogsite import CatalogSite
+    from generator.site.catalogpages import CatalogSite
 
     shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("valid", "invalid"))
     moving = "demo/3333333333333333"  # added in 0.2.0 at line 50; its statement moves to line 52 in 0.3.0

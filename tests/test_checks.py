@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from generator.codes import CODES
-from generator.load import MAX_BYTES
-from generator.pipeline import check
+from generator.records.load import MAX_BYTES
+from generator.checks.pipeline import check
 
 FIXTURES = Path(__file__).parent / "fixtures"
 INVALID = FIXTURES / "invalid"
@@ -87,7 +87,7 @@ def test_yaml_11_surprises_become_schema_findings(tmp_path: Path) -> None:
 
 
 def test_parallel_and_serial_checks_agree(monkeypatch) -> None:
-    import generator.pipeline as pipeline
+    import generator.checks.pipeline as pipeline
 
     serial = check([INVALID])
     monkeypatch.setattr(pipeline, "PARALLEL_FROM", 2)

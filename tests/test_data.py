@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.pipeline import check
+from generator.checks.pipeline import check
 
 DATA = Path(__file__).parent.parent / "data/errors"
 pytestmark = pytest.mark.data
@@ -53,7 +53,7 @@ def test_no_number_is_typed() -> None:
     status, and another dataset's estimates kept under provenance/origin/estimates; the API's numbers are counted."""
     import json
 
-    from generator.export import api_files
+    from generator.api.export import api_files
 
     result = check([DATA], DATA)
     allowed = {"line", "start_line", "end_line", "http_status", "schema_version"}
@@ -73,7 +73,7 @@ def test_no_number_is_typed() -> None:
 def test_every_category_is_named_in_every_language() -> None:
     from generator.labels import CATEGORY_LABELS
 
-    from generator.model import CATEGORIES
+    from generator.records.model import CATEGORIES
 
     assert set(CATEGORY_LABELS) == set(CATEGORIES)
     assert all(set(v) == {"en", "zh"} and v["zh"] for v in CATEGORY_LABELS.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.codes import CODES
-from generator.new import template_text
+from generator.records.new import template_text
 
 ROOT = Path(__file__).parent.parent
 CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")

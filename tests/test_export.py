@@ -1,4 +1,4 @@
-"""The JSON API files (generator/export.py, generator/openapi.py) without a server: shape, bytes, safety."""
+"""The JSON API files (generator/api/export.py, generator/api/openapi.py) without a server: shape, bytes, safety."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from api_records import assert_holds, fixture_data, fixture_records
-from generator.export import API_VERSION, api_files, encode_json, safe_relpath, write_api
-from generator.matchrules import RULES
-from generator.model import Record
-from generator.pipeline import check
-from generator.schema import schema_text
+from generator.api.export import API_VERSION, api_files, encode_json, safe_relpath, write_api
+from generator.match.rules import RULES
+from generator.records.model import Record
+from generator.checks.pipeline import check
+from generator.records.schema import schema_text
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXED = ["errors.json", "errors.ndjson", "manifest.json", "match.json", "openapi.json", "schema.json", "stats.json"]

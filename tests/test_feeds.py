@@ -5,8 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from generator.feeds import feed_files
-from generator.pipeline import check
+from generator.site.feeds import feed_files
+from generator.checks.pipeline import check
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -26,7 +26,7 @@ from generator.harvest.run import add_releases_to_config, harvest
 from generator.harvest.sites import Site
 from generator.harvest.stats import link_records, project_stats
 from generator.harvest.templates import entry_id, pattern_for, stable_part, tier
-from generator.portable import analyse
+from generator.match.portable import analyse
 
 # ---------------------------------------------------------------- Python extraction
 

@@ -333,8 +333,8 @@ def test_the_extractors_regular_expressions_cannot_backtrack_away() -> None:
     """Each regular expression run over upstream text passes the checks a record's pattern passes (no two
     repetitions that can split the same text, no slow input in a backtracking engine): "%" followed by 20,000
     zeros in a literal must not take time quadratic in its length."""
-    from generator.backtrack import slow_input
-    from generator.portable import analyse
+    from generator.match.backtrack import slow_input
+    from generator.match.portable import analyse
 
     patterns = {"%-format": "%%|" + extract_python_module._PERCENT.pattern, "str.format": extract_python_module._FORMAT_FIELD.pattern,
                 "printf": extract_tree_sitter_module._C_PERCENT.pattern}

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from generator.cli import main
-from generator.pipeline import check
+from generator.checks.pipeline import check
 
 MINIMAL_TEXT = (Path(__file__).parent / "fixtures/valid/demo/minimal.yaml").read_text(encoding="utf-8")
 

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from generator.cli import main
-from generator.model import Record
+from generator.records.model import Record
 from generator.yamlout import dump_record
 
 DATA = Path(__file__).parent.parent / "data/errors"

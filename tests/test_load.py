@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.load import RawRecord, load_file, parse_text
+from generator.records.load import RawRecord, load_file, parse_text
 
 
 def test_positions_point_at_values_and_keys() -> None:

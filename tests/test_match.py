@@ -14,12 +14,12 @@ import pytest
 import re2
 
 from generator.cli import main
-from generator.export import api_files
-from generator.match import Matcher, Pattern, fill_message
-from generator.matchindex import patterns_from_records
-from generator.matchout import reasons
-from generator.pipeline import check
-from generator.portable import analyse
+from generator.api.export import api_files
+from generator.match.engine import Matcher, Pattern, fill_message
+from generator.match.index import patterns_from_records
+from generator.match.output import reasons
+from generator.checks.pipeline import check
+from generator.match.portable import analyse
 
 MINIMAL = Path(__file__).parent / "fixtures/valid/demo/minimal.yaml"
 

@@ -1,7 +1,7 @@
 """One conformance fixture, two engines: `errdex match` (Python, RE2) and the site's worker (JavaScript, in
 Chromium) must rank every log of tests/fixtures/match-conformance.json as it says: ids in order, where, what
 matched, the values, the score and its reasons. The rules they rank by come from match.json, which the fixture's
-patterns are turned into by the build's own code (generator.matchrules).
+patterns are turned into by the build's own code (generator.match.rules).
 
 `ERRDEX_BLESS=1 .venv/bin/pytest tests/test_match_conformance.py -m "not browser"` rewrites the expectations
 from the Python engine after an intended change; the browser test then holds the worker to them."""
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.matchrules import RULES, match_document, pattern_analysis
+from generator.match.rules import RULES, match_document, pattern_analysis
 
 FIXTURE = Path(__file__).parent / "fixtures" / "match-conformance.json"
 WORKER = Path(__file__).parents[1] / "overrides" / "assets" / "javascripts" / "errdex-match-worker.js"
@@ -59,7 +59,7 @@ def python_results(tmp_path: Path, capsys, doc: dict, log: str) -> list[dict]:
 
 
 ENGINES = ["re2", pytest.param("hyperscan", marks=pytest.mark.skipif(
-    not __import__("generator.prefilter").prefilter.hyperscan_available(), reason="Hyperscan is not installed here"))]
+    not __import__("generator.match.prefilter").match.prefilter.hyperscan_available(), reason="Hyperscan is not installed here"))]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

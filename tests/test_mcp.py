@@ -1,6 +1,6 @@
 """`errdex mcp`: the server runs as a subprocess and is driven with the SDK's own stdio client.
 
-The API is built here with generator.export.api_files from tests/fixtures/dataset, so every answer can be
+The API is built here with generator.api.export.api_files from tests/fixtures/dataset, so every answer can be
 checked against the very files the site publishes; explain_site and diff_errors read the small catalog in
 tests/fixtures/catalog (written in the agreed catalog format).
 """
@@ -20,11 +20,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from generator.export import api_files, write_api
-from generator.match import Matcher
-from generator.matchindex import patterns_from_index
-from generator.catalog import CatalogQueryError, check_path, load_catalog
-from generator.pipeline import check
+from generator.api.export import api_files, write_api
+from generator.match.engine import Matcher
+from generator.match.index import patterns_from_index
+from generator.catalog.reader import CatalogQueryError, check_path, load_catalog
+from generator.checks.pipeline import check
 
 ROOT = Path(__file__).parent.parent
 DATASET = ROOT / "tests" / "fixtures" / "dataset"
@@ -401,7 +401,7 @@ def test_catalog_reader_skips_malformed_lines(tmp_path: Path) -> None:
 
 def test_catalog_project_joins_records_by_repository(tmp_path: Path, files: dict[str, bytes]) -> None:
     """A catalog slug that differs from the records' folder (llama.cpp, llama-cpp) is listed with its records."""
-    from generator.apidata import from_files
+    from generator.bundle.apidata import from_files
     from generator.mcp.tools import Knowledge, list_projects
 
     (tmp_path / "serve.kit.jsonl").write_text((CATALOG / "demo.jsonl").read_text(encoding="utf-8").replace('"project":"demo"', '"project":"serve.kit"'), encoding="utf-8")
@@ -456,7 +456,7 @@ def test_docs_name_every_tool() -> None:
 def test_api_folder_is_checked_against_its_manifest(site: Path, tmp_path: Path, files: dict[str, bytes]) -> None:
     import shutil
 
-    from generator.apidata import SourceError, from_folder
+    from generator.bundle.apidata import SourceError, from_folder
 
     assert from_folder(site).origin == f"the API folder {site / 'api'}/"  # the site's folder works too
     copy = tmp_path / "api"
@@ -469,7 +469,7 @@ def test_api_folder_is_checked_against_its_manifest(site: Path, tmp_path: Path, 
 # -- any input: a result or a ToolInputError, never anything else ----------------------------------------------------
 @pytest.fixture(scope="module")
 def knowledge(files: dict[str, bytes]):
-    from generator.apidata import from_files
+    from generator.bundle.apidata import from_files
     from generator.mcp.tools import Knowledge
 
     return Knowledge(from_files(files, "test"), load_catalog(CATALOG), "https://github.com/errdex/errdex")
@@ -513,7 +513,7 @@ def test_any_input_is_answered_or_refused(knowledge) -> None:
 
 def test_match_log_keeps_the_matchers_reasons_as_data_in_step(knowledge, monkeypatch) -> None:
     """When the matcher gives its reasons as data too (`reasons`, beside `why`), match_log's own reasons go to both."""
-    from generator import answers
+    from generator.bundle import answers
     from generator.mcp import tools
 
     plain = answers.result_json
@@ -543,7 +543,7 @@ def test_another_projects_folder_is_not_taken_for_errdex(tmp_path: Path, monkeyp
 
 
 def test_a_sites_own_address_finds_its_api(site: Path, files: dict[str, bytes], tmp_path: Path) -> None:
-    from generator.apidata import SourceError, from_url
+    from generator.bundle.apidata import SourceError, from_url
 
     handler = functools.partial(_Quiet, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from generator.cli import main
-from generator.new import TEMPLATE
+from generator.records.new import TEMPLATE
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "schema/error.schema.json").read_text(encoding="utf-8"))
 TOOL_WRITTEN = {"origin", "zh_fingerprints"}  # written by `errdex import` and `errdex mark-translated`

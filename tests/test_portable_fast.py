@@ -1,4 +1,4 @@
-"""generator.portable.js_source_fast: the JavaScript form of the catalog's pattern shapes without a parse, the same
+"""generator.match.portable.js_source_fast: the JavaScript form of the catalog's pattern shapes without a parse, the same
 as `analyse` gives, over the repository's whole catalog and over shapes it must leave to `analyse`."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.portable import analyse, js_source_fast
+from generator.match.portable import analyse, js_source_fast
 
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog"
 

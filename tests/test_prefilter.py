@@ -1,4 +1,4 @@
-"""The two prefilter engines (generator.prefilter) find the same lines: for any literals (case-sensitive or
+"""The two prefilter engines (generator.match.prefilter) find the same lines: for any literals (case-sensitive or
 folded, ASCII or not, overlapping, one inside another) and any block of bytes, Hyperscan and RE2 report the same
 (key, line) pairs, which is all the matcher reads from them."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.prefilter import Re2Literals, Tables, hyperscan_available, prefilter
+from generator.match.prefilter import Re2Literals, Tables, hyperscan_available, prefilter
 
 pytestmark = pytest.mark.skipif(not hyperscan_available(), reason="Hyperscan is not installed here")
 

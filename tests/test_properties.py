@@ -11,15 +11,16 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from generator import render, routes
-from generator.export import api_files
-from generator.load import parse_text
-from generator.model import Record
+from generator import routes
+from generator.site import render
+from generator.api.export import api_files
+from generator.records.load import parse_text
+from generator.records.model import Record
 from generator.checks import run_checks
 from generator import chars
-from generator.feeds import atom_feed
-from generator.load import RawRecord
-from generator.schema import record_schema
+from generator.site.feeds import atom_feed
+from generator.records.load import RawRecord
+from generator.records.schema import record_schema
 from generator.yamlout import dump_record
 
 # No shrinking phase: it can take minutes on these large values; a failure still prints its example.

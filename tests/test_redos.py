@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.pipeline import check
-from generator.portable import analyse
-from generator.backtrack import Backtracker, attacks, slow_input
+from generator.checks.pipeline import check
+from generator.match.portable import analyse
+from generator.match.backtrack import Backtracker, attacks, slow_input
 
 MINIMAL = Path(__file__).parent / "fixtures/valid/demo/minimal.yaml"
 

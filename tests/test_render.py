@@ -1,4 +1,4 @@
-"""generator.render: pure functions from records to page Markdown."""
+"""generator.site.render: pure functions from records to page Markdown."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import facts, markup, render, routes
-from generator.pipeline import check
+from generator import routes
+from generator.site import facts, markup, render
+from generator.checks.pipeline import check
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -343,7 +344,7 @@ def test_example_fix_diff_marks_the_changed_words_and_escapes_everything():
 
 
 def test_same_failure_links_make_groups_shown_on_every_member(records):
-    from generator.model import Record
+    from generator.records.model import Record
 
     def rec(rid: str, same: list[str]) -> Record:
         base = records["demo/kv-cache-out-of-memory"].model_dump()

@@ -10,8 +10,9 @@ from typing import get_args
 import pytest
 import yaml
 
-from generator import labels, model, routes
-from generator.markup import TEMPLATES
+from generator import labels, routes
+from generator.records import model, vocabulary
+from generator.site.markup import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,11 +87,11 @@ def test_labels_cover_every_enum_value():
     for lang in routes.LANGS:
         assert values <= set(labels.VALUE_LABELS[lang]), lang
         assert set(labels.LABELS[lang]) == set(labels.LABELS["en"]), lang
-    assert model.SEVERITIES == ("critical", "error", "warning", "info")
+    assert vocabulary.SEVERITIES == ("critical", "error", "warning", "info")
 
 
 def test_hand_written_routes_name_existing_pages():
-    from generator.site import DOCS
+    from generator.site.build import DOCS
 
     for name, page in routes.PAGES.items():
         if page.template is None:
@@ -119,9 +120,9 @@ def test_the_matcher_has_every_word_in_both_languages():
     """Every data-msg-<name> the page script asks for is in extra.errdex.matcher.messages, in both languages."""
     script = _matcher_scripts()["errdex-match.js"]
     asked = set(re.findall(r'\b(?:msg|fmt)\("([a-z]+(?:-[a-z]+)*)"', script)) | {"one", "other"}  # those two by count
-    # why-<rule>: one per kind of reason a score gives (generator.matchout.explain words the same kinds)
+    # why-<rule>: one per kind of reason a score gives (generator.match.output.explain words the same kinds)
     asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line")}
-    # and the reasons a catalog entry gets from the release chosen (generator.answers._version_check)
+    # and the reasons a catalog entry gets from the release chosen (generator.bundle.answers._version_check)
     asked |= {"why-release-" + kind for kind in ("has", "lacks", "unknown")}
     assert {"loading", "ready", "none", "score", "why"} <= asked
     configs = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from generator.model import Record
-from generator.schema import schema_text
+from generator.records.model import Record
+from generator.records.schema import schema_text
 
 SCHEMA_FILE = Path(__file__).parent.parent / "schema/error.schema.json"
 MINIMAL = Path(__file__).parent / "fixtures/valid/demo/minimal.yaml"

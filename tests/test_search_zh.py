@@ -1,4 +1,4 @@
-"""Chinese search: the index and the page's script space Han characters by one rule (generator/searchtext.py,
+"""Chinese search: the index and the page's script space Han characters by one rule (generator/site/searchtext.py,
 tests/fixtures/search-conformance.json), and a query finds every page that contains it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.searchtext import RULES, spaced, spaced_html, write_shadow
+from generator.site.searchtext import RULES, spaced, spaced_html, write_shadow
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "search-conformance.json").read_text(encoding="utf-8"))
 

@@ -26,17 +26,18 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from generator import chars, facts, markup, render, routes
+from generator import chars, routes
+from generator.site import facts, markup, render
 from generator.checks import run_checks
 from generator.cli import main
-from generator.export import api_files
-from generator.feeds import feed_files
+from generator.api.export import api_files
+from generator.site.feeds import feed_files
 from generator.findings import MAX_PER_CODE
 from generator.languages import EXTENSIONS, LANGUAGES, MAX_HIGHLIGHT, language_of
-from generator.load import RawRecord
-from generator.model import Record
-from generator.pipeline import check
-from generator.schema import record_schema
+from generator.records.load import RawRecord
+from generator.records.model import Record
+from generator.checks.pipeline import check
+from generator.records.schema import record_schema
 from tests.pointers import set_at, text_leaves
 
 ROOT = Path(__file__).parent.parent
@@ -194,7 +195,7 @@ def test_front_matter_round_trips_every_code_point() -> None:
 @pytest.fixture(scope="module")
 def unchecked_site(tmp_path_factory):
     """A real build of the unchecked record (validation bypassed), as an attacker's best case."""
-    from generator.site import build_site
+    from generator.site.build import build_site
 
     out = tmp_path_factory.mktemp("unchecked") / "site"
     assert build_site([_unchecked_record()], out, quiet=True) == 0
@@ -273,7 +274,7 @@ def test_the_allow_list_is_closed() -> None:
     for path in ["x.mpl", "x.au3", "x.fan", "x", ".py", "a/b.PY", "CMakeLists.txt", "Dockerfile"]:
         assert language_of(None, path) in LANGUAGES
     assert language_of(None, "x.mpl") == "text" and language_of(None, "a/b.PY") == "python"
-    source = (ROOT / "generator/markup.py").read_text(encoding="utf-8")
+    source = (ROOT / "generator/site/markup.py").read_text(encoding="utf-8")
     assert "get_lexer_for_filename" not in source and "guess_lexer" not in source
 
 
@@ -316,7 +317,7 @@ def test_the_latest_valid_date_gives_a_build_timestamp_gzip_can_hold() -> None:
 # ---------------------------------------------------------------- 5. XML
 
 def test_the_xml_check_names_a_file_that_does_not_parse(tmp_path) -> None:
-    from generator.site import check_xml
+    from generator.site.build import check_xml
 
     (tmp_path / "good.xml").write_text("<a>x</a>", encoding="utf-8")
     (tmp_path / "zh").mkdir()
@@ -424,7 +425,7 @@ def test_many_findings_of_one_code_are_capped_with_a_summary(tmp_path) -> None:
 def test_positions_come_from_one_index(monkeypatch) -> None:
     import functools
 
-    from generator.load import RawRecord as Raw, parse_text
+    from generator.records.load import RawRecord as Raw, parse_text
 
     walks: list[int] = []
     original = Raw.__dict__["_places"].func
@@ -457,7 +458,7 @@ def test_project_paths_never_collide() -> None:
 
 
 def test_the_build_refuses_two_pages_at_one_path(tmp_path) -> None:
-    from generator.site import BuildError, _write_pages
+    from generator.site.build import BuildError, _write_pages
 
     (tmp_path / "about.md").write_text("---\ntitle: x\n---\n", encoding="utf-8")
     page = "---\ntitle: \"t\"\n---\nbody\n"
@@ -548,7 +549,7 @@ def test_only_listed_docs_pages_use_macros() -> None:
     assert "render_by_default: false" in text
     extensions = re.search(r"^markdown_extensions:\n((?:  .*\n)+)", text, re.M).group(1)
     names = re.findall(r"^  - ([\w.]+)", extensions, re.M)
-    assert names == ["generator.mdext", "toc", "admonition", "tables"]  # nothing that writes attributes
+    assert names == ["generator.site.mdext", "toc", "admonition", "tables"]  # nothing that writes attributes
     assert "markdown_extensions" not in (ROOT / "mkdocs.zh.yml").read_text(encoding="utf-8")
 
 
@@ -556,11 +557,11 @@ def test_headings_get_fixed_ids_and_nothing_else() -> None:
     import markdown
 
     html = markdown.markdown("## Solutions {: #solutions }\n\n## X {: onerror=alert(1) }\n\n## Y {: .cls #y }\n\ntext {: #para }",
-                             extensions=["generator.mdext", "toc"])
+                             extensions=["generator.site.mdext", "toc"])
     assert '<h2 id="solutions">Solutions</h2>' in html
     assert "onerror=" not in html.replace("{: onerror=alert(1) }", "") and "class=" not in html
     assert "{: #para }" in html
-    html = markdown.markdown("## Records: `/api/x.json` {#record-docs}\n\n## 快速上手 {#quick-start}", extensions=["generator.mdext", "toc"])
+    html = markdown.markdown("## Records: `/api/x.json` {#record-docs}\n\n## 快速上手 {#quick-start}", extensions=["generator.site.mdext", "toc"])
     assert '<h2 id="record-docs">Records: <code>/api/x.json</code></h2>' in html and '<h2 id="quick-start">快速上手</h2>' in html
 
 

@@ -94,7 +94,7 @@ def write_hostile_catalog(folder: Path) -> Path:
 
 
 def _records():
-    from generator.pipeline import check
+    from generator.checks.pipeline import check
 
     return check([DATASET], DATASET).records
 
@@ -139,7 +139,7 @@ def live_parts(html: str) -> tuple[list[str], str]:
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
-    from generator.site import build_site
+    from generator.site.build import build_site
 
     root = tmp_path_factory.mktemp("hostile-catalog")
     folder = write_hostile_catalog(root / "data" / "catalog")
@@ -335,7 +335,7 @@ def test_the_intact_fixture_catalog_validates_and_builds(tmp_path) -> None:
 def test_a_hostile_first_release_is_text_on_the_catalog_home(tmp_path) -> None:
     """The issue's report: a release name is markup; the first release has no page or file of its own, only its
     place on the catalog's home (and the project's page)."""
-    from generator.site import build_site
+    from generator.site.build import build_site
 
     folder = tmp_path / "catalog"
     shutil.copytree(CATALOG, folder, ignore=shutil.ignore_patterns("valid", "invalid"))

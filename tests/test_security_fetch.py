@@ -18,7 +18,7 @@ import pytest
 import yaml
 from packaging.tags import sys_tags
 
-from generator import artifacts, packageindex
+from generator.verify import artifacts, packageindex
 from generator.cli import main
 from generator.harvest import fetch as harvest_fetch
 from generator.harvest.config import parse_config

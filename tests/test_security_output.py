@@ -13,7 +13,7 @@ import pytest
 
 from generator import chars
 from generator.cli import main
-from generator.load import load_file, pointer_escape
+from generator.records.load import load_file, pointer_escape
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DATA = Path(__file__).parent.parent / "data/errors"
@@ -209,7 +209,7 @@ def test_mark_translated_writes_every_pointer_as_one_key(tmp_path, capsys, key) 
     """A pointer holds the keys of a translated mapping (os_specific): the marks are written by the emitter."""
     import yaml
 
-    from generator.translations import fingerprints
+    from generator.checks.marks import fingerprints
 
     root = tmp_path / "errors"
     (root / "demo").mkdir(parents=True)

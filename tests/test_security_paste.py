@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.catalogmatch import shard_of
+from generator.api.catalogmatch import shard_of
 from generator.routes import api_path
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.load import load_file
+from generator.records.load import load_file
 
 SEEDS = Path(__file__).parent.parent.parent / "shared/seeds"
 DATA = Path(__file__).parent.parent / "data/errors"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import site as site_mod
+from generator.site import build as site_mod
 from generator.cli import main
-from generator.pipeline import check
+from generator.checks.pipeline import check
 
 DATASET = Path(__file__).parent / "fixtures" / "dataset"
 FULL = "demo/kv-cache-out-of-memory"

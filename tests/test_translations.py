@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from generator.cli import main
-from generator.pipeline import check
+from generator.checks.pipeline import check
 
 MINIMAL = Path(__file__).parent / "fixtures/valid/demo/minimal.yaml"
 

@@ -167,7 +167,7 @@ def _wheel(folder: Path, version: str = "1.2.0", code: list[str] = CODE) -> Path
 
 
 def _release(wheel: Path, sha: str | None = None) -> dict:
-    from generator.artifacts import sha256_file
+    from generator.verify.artifacts import sha256_file
 
     return {"version": "1.2.0", "package": "fixture-engine", "artifact": wheel.name, "sha256": sha or sha256_file(wheel)}
 
@@ -228,8 +228,8 @@ def test_a_release_fetched_from_an_address_is_checked_against_its_sha256(tmp_pat
     import io
     import tarfile
 
-    from generator import artifacts
-    from generator.model import Release
+    from generator.verify import artifacts
+    from generator.records.model import Release
 
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w:xz") as tar:

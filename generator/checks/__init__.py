@@ -12,7 +12,7 @@ from typing import Any
 
 from ..cachedir import cached_findings
 from ..findings import Finding, capped
-from ..load import RawRecord
+from ..records.load import RawRecord
 
 RecordCheck = Callable[[RawRecord], Iterable[Finding]]
 DatasetCheck = Callable[[list[RawRecord]], Iterable[Finding]]

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..cachedir import cached_findings
-from ..catalog import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
+from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
-from ..load import pointer_escape
-from ..portable import analyse
+from ..records.load import pointer_escape
+from ..match.portable import analyse
 from .catalogschema import SCHEMA_DIR
 from .catalogparts import PROJECTS, RELEASES, check_links, check_projects, check_releases, plain_json, present, schema_findings
 from .regex import compile_error, compile_pattern, too_broad

@@ -21,7 +21,7 @@ import yaml
 
 from .. import chars
 from ..findings import Finding, make
-from ..load import RawRecord, load_file, pointer_escape
+from ..records.load import RawRecord, load_file, pointer_escape
 from .catalogschema import validator
 
 RELEASES, PROJECTS, LINKS = "releases.json", "projects.yaml", "links.json"

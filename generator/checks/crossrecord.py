@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import re2
 
 from ..findings import Finding, make
-from ..load import RawRecord
-from ..model import RELATIONS
+from ..records.load import RawRecord
+from ..records.model import RELATIONS
 from . import dataset_check, get, strings
 
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from .. import chars
 from ..findings import Finding, make
-from ..load import RawRecord, pointer_escape
-from ..model import CATEGORIES, FIX_POINTER, RELATIONS
+from ..records.load import RawRecord, pointer_escape
+from ..records.model import CATEGORIES, FIX_POINTER, RELATIONS
 from . import get, record_check, strings
 
 _DATES = ("first_seen", "last_confirmed", "last_updated")

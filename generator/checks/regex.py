@@ -9,9 +9,9 @@ from functools import lru_cache
 import re2
 
 from ..findings import Finding, make
-from ..load import RawRecord
-from ..portable import analyse
-from ..backtrack import slow_input
+from ..records.load import RawRecord
+from ..match.portable import analyse
+from ..match.backtrack import slow_input
 from . import get, record_check, strings
 from .ordinary import ORDINARY_LINES
 
@@ -85,7 +85,7 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
 
 
 def too_broad(pattern: str, literals: list[str]) -> str | None:
-    """Why the pattern would match almost anything, or None. `literals` is its prefilter (generator.portable)."""
+    """Why the pattern would match almost anything, or None. `literals` is its prefilter (generator.match.portable)."""
     compiled = compile_pattern(pattern)
     if compiled.search("") is not None:
         return "the pattern matches the empty string, so it matches every line"

@@ -7,8 +7,8 @@ from functools import lru_cache
 import jsonschema_rs
 
 from ..findings import Finding, make
-from ..load import RawRecord, pointer_escape
-from ..schema import record_schema
+from ..records.load import RawRecord, pointer_escape
+from ..records.schema import record_schema
 
 _CODE_BY_KIND = {
     "AdditionalProperties": "SCH001",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..findings import Finding, make
-from ..load import RawRecord
+from ..records.load import RawRecord
 from . import get, record_check
 
 MAX_SNIPPET_LINES = 40

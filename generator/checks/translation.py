@@ -1,6 +1,6 @@
 """TRN: each `<field>_zh` mirrors its English field, holds real Chinese, and is not a copy.
 
-Which fields have twins, and the walk over them, are generator/bilingual.py's.
+Which fields have twins, and the walk over them, are generator/records/bilingual.py's.
 
 A missing translation is a warning (imported records often lack Chinese); `--strict` makes it fail.
 """
@@ -11,9 +11,9 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-from ..bilingual import leaves, text_pairs, twins
+from ..records.bilingual import leaves, text_pairs, twins
 from ..findings import Finding, make
-from ..load import RawRecord
+from ..records.load import RawRecord
 from . import record_check
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")

@@ -1,4 +1,4 @@
-"""The catalog's commands behind the CLI: `errdex harvest` and `errdex stats` (cli.py parses, these run)."""
+"""The catalog's commands behind the CLI: `errdex harvest` and `errdex stats` (cli/parser.py parses, these run)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import FORMATTERS
 from ..terminal import shown
-from ..verify import git_dirs
+from ..verify.sources import git_dirs
 
 if TYPE_CHECKING:
     from .run import Outcome
@@ -67,7 +67,7 @@ def stats_command(args: argparse.Namespace) -> int:
     from .catalog import catalog_path, read_catalog, read_releases
     from .config import CATALOG_ROOT, load_config
     from .stats import format_stats, link_records, project_stats, write_links
-    from ..pipeline import check
+    from ..checks.pipeline import check
 
     root = args.catalog or CATALOG_ROOT
     projects = load_config(root / "projects.yaml")

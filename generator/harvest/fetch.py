@@ -38,9 +38,9 @@ from packaging.tags import Tag, compatible_tags, cpython_tags, sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from ..artifacts import MAX_MEMBERS, members
-from ..packageindex import ArtifactError, IndexFile, artifact_release, download, index_files
-from ..artifacts import default_cache, sha256_file  # noqa: F401  (one cache and one hash for harvest and verify)
+from ..verify.artifacts import MAX_MEMBERS, members
+from ..verify.packageindex import ArtifactError, IndexFile, artifact_release, download, index_files
+from ..verify.artifacts import default_cache, sha256_file  # noqa: F401  (one cache and one hash for harvest and verify)
 from .config import Project
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024  # a source file larger than this is generated data, not code

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..packageindex import ArtifactError, index_files
+from ..verify.packageindex import ArtifactError, index_files
 from ..terminal import shown
 from .catalog import (Dropped, Fold, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
                       write_releases)

@@ -2,7 +2,7 @@
 
 A record links to an entry when the entry's pattern finds one of the record's example messages (or its
 message template with the holes filled in): the link is computed, never written into records, so
-generator/model.py stays as it is. `errdex stats --links data/catalog/links.json` writes them down.
+generator/records/model.py stays as it is. `errdex stats --links data/catalog/links.json` writes them down.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 - `normalise`: whitespace runs collapsed, ends trimmed (the same message reflowed over lines keeps its id);
 - `entry_id`: project + the first 16 hex of sha256(project + NUL + normalised template);
-- `pattern_for`: an RE2- and JavaScript-portable pattern (checked with generator/portable.py and the RGX006
+- `pattern_for`: an RE2- and JavaScript-portable pattern (checked with generator/match/portable.py and the RGX006
   breadth rules) that matches the template's stable part: one line (the first with enough fixed text), cut
   after its first sentence when that sentence alone is specific, and at most MAX_PATTERN characters, so a
   message that later gains a clause, or a log line that shows only the first line of a long message, still
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..checks.regex import compile_error, too_broad
-from ..portable import analyse
+from ..match.portable import analyse
 from .sites import Site
 
 MIN_STABLE = 16  # fixed characters a first sentence or line needs to stand alone

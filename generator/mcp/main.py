@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..apidata import ApiData, SourceError, from_folder, from_records, from_url
-from ..catalog import bulk_load, load_catalog
+from ..bundle.apidata import ApiData, SourceError, from_folder, from_records, from_url
+from ..catalog.reader import bulk_load, load_catalog
 from .tools import Knowledge
-from .. import checkout
+from ..bundle import checkout
 from ..terminal import shown
 
 
@@ -56,7 +56,7 @@ def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
     """Serve the knowledge bundle of the records and the catalog beside them (made once, kept in the cache); with
     --api or --catalog, what those name, loaded now."""
     if api is None and catalog is None:
-        from ..bundleread import open_knowledge
+        from ..bundle.read import open_knowledge
 
         knowledge = open_knowledge(data, sys.stderr)
         if isinstance(knowledge, str):

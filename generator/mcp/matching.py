@@ -1,18 +1,18 @@
-"""match_log: the records and catalog entries a log or traceback holds, ranked by generator.match's matcher."""
+"""match_log: the records and catalog entries a log or traceback holds, ranked by generator.match.engine's matcher."""
 
 from __future__ import annotations
 
 import io
 from typing import Any
 
-from ..answers import check_versions, match_items
-from ..knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
+from ..bundle.answers import check_versions, match_items
+from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
 
 
 def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:
-    """The records and catalog entries found in `text`, best first (generator.match ranks them)."""
+    """The records and catalog entries found in `text`, best first (generator.match.engine ranks them)."""
     if not isinstance(text, str) or not text.strip():
         raise ToolInputError("text must be the log or traceback to match, as a non-empty string")
     data = text.encode("utf-8", "replace")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from ..knowledge import Knowledge, ToolInputError
+from ..bundle.knowledge import Knowledge, ToolInputError
 
 MAX_FIX = 2000
 MAX_URL = 2000

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_lang, check_limit, cut, fold, page
+from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_lang, check_limit, cut, fold, page
 
 MAX_QUERY = 500
 SNIPPET = 240  # characters of an explanation shown in a search result

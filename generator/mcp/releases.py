@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import CatalogQueryError
-from ..catalogquery import diff_errors as catalog_diff
-from ..catalogquery import explain_site as catalog_explain
-from ..knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
+from ..catalog.reader import CatalogQueryError
+from ..catalog.query import diff_errors as catalog_diff
+from ..catalog.query import explain_site as catalog_explain
+from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, page
 
 
 def explain_site(k: Knowledge, package: Any, version: Any, path: Any, line: Any, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> dict[str, Any]:

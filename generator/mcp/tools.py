@@ -11,7 +11,7 @@ Results are sized for an agent's context: lists come a page at a time (`limit`, 
 gives, passed back as `cursor`), and long texts are cut.
 """
 
-from ..knowledge import DEFAULT_LIMIT, MAX_LIMIT, Knowledge, ToolInputError
+from ..bundle.knowledge import DEFAULT_LIMIT, MAX_LIMIT, Knowledge, ToolInputError
 from .matching import MAX_TEXT_BYTES, match_log
 from .outcome import MAX_FIX, report_outcome
 from .records import MAX_QUERY, get_error, search, summary_text

@@ -1,0 +1,185 @@
+"""The catalog as the paste page matches it: a small index read first, then only the shards a paste needs.
+
+The whole catalog's patterns are megabytes; a paste holds a handful of its messages. So:
+  - `index.json` (routes: catalog_match_index) holds, per entry, its literal (every match contains it; the
+    harvest wrote it), or PROBE_CHARS of it around the token, under the entry's *key token*: the word ([A-Za-z0-9_]+) inside the literal that the
+    fewest entries share, bounded within the literal by non-word characters, so that any text holding the
+    literal holds the token as a whole word. Tokens are grouped by the shard that holds their entries
+    (`groups[n]` is shard n's `{token: [literal, ...]}`); entries without such a token go under the token "" and
+    are checked on every line. The index also carries each project's releases (oldest first), the traceback
+    frame pattern and how many frames are read (generator.cli.matchcatalog's, so both engines read alike), and the
+    shard counts (and which site shards exist).
+  - message shards (`catalog_match_shard` with key `m<n>`): `{token: [entry, ...]}`, entries in the order of
+    the index's literals: the JavaScript pattern, template, exception, ranking facts, release ranges and raise
+    sites (as indices into the project's releases) and the curated records linked to it (links.json).
+  - site shards (key `t<n>`): `"<file name>:<line>" -> [[project, entry id, path, from, to], ...]`, every raise
+    site, for reading traceback frames (`File ".../vllm/x.py", line N`) as generator.cli.matchcatalog does.
+The browser tokenizes a paste on [^A-Za-z0-9_]+, looks up its tokens, keeps the entries whose literal the line
+holds, and only then fetches their shards. Output is deterministic: compact JSON with sorted keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .export import encode_json
+from ..catalog.query import FRAME, MAX_FRAMES, statement_head
+from ..match.rules import exception_name
+from ..catalog.reader import Catalog, Entry, Project, load_catalog
+from ..match.portable import analyse, js_source_fast
+from ..routes import api_path
+
+PROBE_CHARS = 32  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
+MESSAGE_SHARDS = 4096  # ~11 entries a shard: a paste's few messages cost a few kB each
+SITE_SHARDS = 4096  # a traceback's frames fetch one small shard each
+WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def key_token(literal: str, shared: Counter, tokens: set[str] | None = None) -> str:
+    """The literal's key token: of its inner words (a non-word character on each side, within the literal), the
+    one the fewest entries share (`shared`), then the longest, then the first in order; "" when it has none."""
+    best = ""
+    for token in inner_tokens(literal) if tokens is None else tokens:
+        if not best or (shared[token], -len(token), token) < (shared[best], -len(best), best):
+            best = token
+    return best
+
+
+def inner_tokens(literal: str) -> set[str]:
+    return {m.group() for m in WORD.finditer(literal) if m.start() > 0 and m.end() < len(literal)}
+
+
+def probe(literal: str, token: str) -> str:
+    """What the index keeps of a literal: at most PROBE_CHARS of it around its key token (its start when it has
+    none). Any text that holds the literal holds the probe; the pattern, run next, holds to the whole of it."""
+    if len(literal) <= PROBE_CHARS:
+        return literal
+    if not token:
+        return literal[:PROBE_CHARS]
+    start = next(m.start() for m in WORD.finditer(literal) if m.group() == token and m.start() > 0 and m.end() < len(literal))
+    lo = max(0, min(start - (PROBE_CHARS - len(token)) // 2, len(literal) - PROBE_CHARS))
+    return literal[lo:max(start + len(token), lo + PROBE_CHARS)]
+
+
+def shard_of(key: str, count: int) -> int:
+    return zlib.crc32(key.encode("utf-8")) % count
+
+
+def _literal(entry: Entry) -> tuple[str, bool]:
+    """The prefilter literal of an entry, as the matcher uses it (generator.bundle.knowledge.catalog_pattern): the
+    harvest's when usable, else the pattern's longest analysed literal; and whether it is case-folded."""
+    d = entry.data
+    literal = d.get("literal")
+    if isinstance(literal, str) and len(literal) >= 4 and isinstance(d.get("specificity"), int) and not d["pattern"].startswith("(?i)"):
+        return literal, False
+    a = analyse(d["pattern"], backtracking=False)  # the build checked the catalog (CAT005) before making this
+    return (max(a.literals, key=lambda s: (len(s), s)) if a.literals else ""), a.ignore_case
+
+
+def _links(folder: Path) -> dict[str, list[str]]:
+    """Catalog entry id -> the curated record ids linked to it (links.json: record id -> entry ids)."""
+    try:
+        doc = json.loads((folder / "links.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+    for record, entries in (doc.items() if isinstance(doc, dict) else ()):
+        for eid in entries if isinstance(entries, list) else ():
+            if isinstance(eid, str):
+                out.setdefault(eid, []).append(record)
+    return {k: sorted(set(v)) for k, v in out.items()}
+
+
+def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str, Any]:
+    d = entry.data
+    js, flags, specificity = js_source_fast(d["pattern"]), "u", d.get("specificity")
+    if js is None or not isinstance(specificity, int):  # a shape the harvest does not write: read it whole
+        a = analyse(d["pattern"], backtracking=False)  # the build checked the catalog (CAT005) before making this
+        js, flags = a.js_source, a.js_flags
+        specificity = specificity if isinstance(specificity, int) else a.specificity
+    out: dict[str, Any] = {
+        "id": entry.id,
+        "js": js,
+        "template": d["template"],
+        "specificity": specificity,
+        "releases": [list(r) for r in entry.ranges],
+        # [first, last, path, line], plus each stretch [first, last, line] when the statement moved in the range
+        "sites": [[s.start, s.end, s.path, s.line] + ([[list(x) for x in s.stretches]] if s.stretches else []) for s in entry.sites],
+    }
+    if flags != "u":
+        out["flags"] = flags
+    pattern = d["pattern"]
+    if pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$")):
+        out["anchored"] = True
+    exception = d.get("exception") if isinstance(d.get("exception"), str) else None
+    if exception:
+        out["exception"] = exception
+        out["exception_name"] = exception_name(exception)
+    for key in ("tier", "kind", "level"):
+        if isinstance(d.get(key), str):
+            out[key] = d[key]
+    if records:
+        out["records"] = records
+    return out
+
+
+def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, Any]:
+    """The index and every shard, as documents: {"index": ..., "m<n>": ..., "t<n>": ...}."""
+    literals = {e.id: _literal(e) for e in catalog.entries()}
+    tokens = {lit: inner_tokens(lit) for lit, folded in literals.values() if not folded}
+    shared = Counter(t for lit, folded in literals.values() if not folded for t in tokens[lit])
+    groups: list[dict[str, list[str]]] = [{} for _ in range(MESSAGE_SHARDS)]
+    shards: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    sites: dict[int, dict[str, list[list[Any]]]] = {}
+    for slug, project in sorted(catalog.projects.items()):
+        for entry in project.entries:
+            literal, folded = literals[entry.id]
+            token = "" if folded else key_token(literal, shared, tokens[literal])
+            n = shard_of(token, MESSAGE_SHARDS)
+            groups[n].setdefault(token, []).append(literal)
+            shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
+            for s in entry.sites:
+                head = statement_head(s.statement)
+                for first, last, line in s.spans():  # the releases in which the statement is at each line
+                    key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
+                    sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append(
+                        [slug, entry.id, s.path, first, last, head])
+    for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
+        for key, items in shard.items():
+            order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])
+            shard[key] = [items[i] for i in order]
+    for n, group in enumerate(groups):
+        for token in group:
+            group[token] = [probe(literals[e["id"]][0], token) for e in shards[n][token]]
+    index = {
+        "projects": {slug: {"releases": p.releases} for slug, p in sorted(catalog.projects.items())},
+        "groups": groups,
+        "message_shards": MESSAGE_SHARDS,
+        "site_shards": SITE_SHARDS,
+        "site_shards_written": sorted(sites),  # the others would be empty: no raise site hashes to them
+        "frame": FRAME.pattern.decode("ascii"),
+        "max_frames": MAX_FRAMES,
+        "entries": len(literals),
+    }
+    out: dict[str, Any] = {"index": index}
+    out.update({f"m{n}": doc for n, doc in shards.items()})
+    out.update({f"t{n}": doc for n, doc in sites.items()})
+    return out
+
+
+def catalog_match_files(catalog_dir: Path, catalog: Catalog | None = None) -> dict[str, bytes]:
+    """The browser's catalog match data for the catalog in `catalog_dir` (data/catalog; `catalog` when it is
+    already loaded): API path (relative to the API root) -> bytes. No catalog there: no files."""
+    catalog = catalog if catalog is not None else load_catalog(Path(catalog_dir))
+    if not catalog.projects:
+        return {}
+    docs = match_documents(catalog, _links(Path(catalog_dir)))
+    files = {api_path("catalog_match_index"): encode_json(docs.pop("index"))}
+    for key, doc in docs.items():
+        files[api_path("catalog_match_shard", key)] = encode_json(doc)
+    return dict(sorted(files.items()))

@@ -1,0 +1,180 @@
+"""The knowledge bundle: the records and the catalog compiled once, in one file every reader opens.
+
+`errdex match`, `errdex mcp` and an installed wheel read the bundle; none of them re-validates a record,
+re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
+  - `api/<file>`: the checked records as the JSON API's files (manifest, documents, aliases, patterns);
+  - `match/<field>`: the matcher's tables (generator.match.prefilter.Tables) over every record's and catalog entry's
+    pattern, a field a section (a scan reads two of them); `match/rows` (+ `match/blocks`): each pattern's fields,
+    read only for a pattern that is hit; `match/hyperscan`: the prefilter's compiled Hyperscan database (when
+    Hyperscan is installed);
+  - `catalog`: each project's releases and settings; `catalog/<slug>/entries` its entries (JSON, by id, in
+    compressed blocks of BLOCK_ITEMS) with `catalog/<slug>/ids`: an entry is decoded when it is asked for;
+  - `sites` (+ `sites/starts`): every raise site under `"<file name>:<line>"`, in compressed shards, for reading
+    traceback frames.
+
+Content-addressed: the header names the hash of the data it was made from (`data_hash`: every record file, every
+catalog file, the site settings and this code's version) and every section's sha256, checked the first time a
+section is read. A bundle whose data hash is not the data's is stale or foreign: it is rebuilt, never read. Same
+data, same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import zlib
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"errdex knowledge bundle\n"
+FORMAT = 1
+SITE_SHARDS = 8192  # a traceback's frame reads one shard: ~5 kB of JSON
+BLOCK_ITEMS = 32  # entries (or pattern rows) compressed together: reading one decompresses ~20 kB
+KEEP = 2  # bundles kept in the cache (the newest), so that switching between two branches does not rebuild
+CATALOG_FILES = ("releases.json", "projects.yaml")  # what the catalog reader reads besides the JSON Lines
+WHEEL_BUNDLE = Path(__file__).resolve().parents[1] / "data" / "knowledge.bundle"
+_ROW = ("id", "regex", "message", "title", "url", "repo", "exception_class", "superseded_by", "literals",
+        "ignore_case", "specificity", "anchored")
+
+
+class BundleError(Exception):
+    """The bundle cannot be read (damaged, another format, or not made from this data); the message says which."""
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode("ascii")  # any str, lone surrogates too
+
+
+# -- what a bundle is made from --------------------------------------------------------------------------------
+def data_files(records: Path, catalog: Path) -> list[tuple[str, Path]]:
+    """The files a bundle depends on, each with the name the hash gives it: the records' YAML, the catalog's."""
+    out = [(f"errors/{p.relative_to(records).as_posix()}", p) for p in sorted(Path(records).rglob("*.yaml")) if p.is_file()]
+    catalog = Path(catalog)
+    if catalog.is_dir():
+        out += [(f"catalog/{p.name}", p) for p in sorted(catalog.glob("*.jsonl")) if p.is_file()]
+        out += [(f"catalog/{name}", catalog / name) for name in CATALOG_FILES if (catalog / name).is_file()]
+    return out
+
+
+def data_hash(records: Path, catalog: Path, settings: dict[str, str]) -> str:
+    """The sha256 of everything a bundle is made from: this code, the site settings and each file, by name."""
+    from ..cachedir import code_version
+
+    h = hashlib.sha256(f"errdex bundle {FORMAT}\n{code_version()}\n".encode())
+    h.update(_compact(settings) + b"\n")
+    for name, path in data_files(records, catalog):
+        content = path.read_bytes()
+        h.update(f"{name}\n{len(content)}\n".encode("utf-8"))
+        h.update(content)
+    return h.hexdigest()
+
+
+def _shard(key: str) -> int:
+    """The site shard of `"<file name>:<line>"` (a catalog path may hold any code point, lone surrogates too)."""
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % SITE_SHARDS
+
+
+def _blocked(items: list[bytes]) -> tuple[bytes, list[int]]:
+    """`items` (JSON texts, which hold no raw line break) as zlib blocks of BLOCK_ITEMS lines each, and where each
+    block starts (plus the end): item i is line i % BLOCK_ITEMS of block i // BLOCK_ITEMS."""
+    out, starts, at = [], [], 0
+    for i in range(0, len(items), BLOCK_ITEMS):
+        block = zlib.compress(b"\n".join(items[i:i + BLOCK_ITEMS]), 1)
+        starts.append(at)
+        out.append(block)
+        at += len(block)
+    return b"".join(out), starts + [at]
+
+
+def encode(sections: dict[str, bytes], summary: dict[str, Any], data: str) -> bytes:
+    """The bundle's bytes: magic, the header's length and the header (JSON), then the sections in name order."""
+    table, at = {}, 0
+    for name in sorted(sections):
+        body = sections[name]
+        table[name] = [at, len(body), hashlib.sha256(body).hexdigest()]
+        at += len(body)
+    from ..cachedir import code_version
+
+    header = _compact({"format": FORMAT, "code": code_version(), "data_hash": data, "summary": summary, "sections": table})
+    return MAGIC + f"{len(header):016d}\n".encode("ascii") + header + b"".join(sections[n] for n in sorted(sections))
+
+
+def write_atomic(dest: Path, content: bytes) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(content)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# -- reading ---------------------------------------------------------------------------------------------------
+class Bundle:
+    """An open bundle: its header, and its sections read (and checked against their sha256) when first asked."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        try:
+            with self.path.open("rb") as handle:
+                head = handle.read(len(MAGIC) + 17)
+                if head[: len(MAGIC)] != MAGIC or not head[len(MAGIC):-1].isdigit() or head[-1:] != b"\n":
+                    raise BundleError(f"{self.path} is not an errdex knowledge bundle")
+                size = int(head[len(MAGIC):-1])
+                header = json.loads(handle.read(size))
+                self._base = len(MAGIC) + 17 + size
+                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if self.path.stat().st_size else None
+        except OSError as exc:
+            raise BundleError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise BundleError(f"{self.path}: its header is not JSON: {exc}") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(header.get("sections"), dict):
+            raise BundleError(f"{self.path} is a bundle of another format; make it again with errdex bundle")
+        self.header = header
+        self.summary: dict[str, Any] = header.get("summary") or {}
+        self._checked: dict[str, bytes] = {}
+
+    @property
+    def data_hash(self) -> str:
+        return str(self.header.get("data_hash", ""))
+
+    def has(self, name: str) -> bool:
+        return name in self.header["sections"]
+
+    def section(self, name: str) -> bytes:
+        found = self._checked.get(name)
+        if found is not None:
+            return found
+        try:
+            at, size, digest = self.header["sections"][name]
+            body = self._map[self._base + at:self._base + at + size] if self._map is not None else b""
+        except (KeyError, TypeError, ValueError):
+            raise BundleError(f"{self.path} has no section {name!r}") from None
+        if len(body) != size or hashlib.sha256(body).hexdigest() != digest:
+            raise BundleError(f"{self.path}: section {name!r} does not match its sha256 (a damaged or partial file)")
+        self._checked[name] = body
+        return body
+
+    def json(self, name: str) -> Any:
+        return json.loads(self.section(name))
+
+
+class Blocks:
+    """Items stored by `_blocked`: item i read by decompressing its block, which is then kept."""
+
+    def __init__(self, body: Any, starts: list[int], count: int):
+        self._body, self._starts, self._count = body, starts, count  # body(): the section's bytes
+        self._recent: dict[int, list[bytes]] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> bytes:
+        n = i // BLOCK_ITEMS
+        lines = self._recent.get(n)
+        if lines is None:  # kept: at most the section's size, decompressed (a big log reads thousands of blocks)
+            body = self._body()
+            lines = self._recent[n] = zlib.decompress(body[self._starts[n]:self._starts[n + 1]]).split(b"\n")
+        return lines[i % BLOCK_ITEMS]

@@ -1,0 +1,159 @@
+"""The answers a log holds: every record and catalog entry the matcher finds, ranked, with the releases of each
+message (the release a log comes from, when known, raises or lowers an entry). `errdex match` prints them; the MCP
+server's match_log returns them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalog.reader import CatalogQueryError, check_version
+from ..catalog.query import entry_summary
+from .knowledge import Knowledge, ToolInputError
+from ..match.output import result_json
+from ..match.rules import RULES
+
+
+def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list[dict[str, Any]], int, int]:
+    """Every record and catalog entry found in a binary stream, ranked (the release of each project in `wanted`
+    raises or lowers its catalog entries), with the lines and bytes read. `errdex match --catalog` reads a whole
+    log with it; match_log a request's text."""
+    with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
+        results = k.matcher.find(stream)
+        lines, size = k.matcher.lines_read, k.matcher.bytes_read
+    items: list[dict[str, Any]] = []
+    by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to
+    entries = []
+    for rank, r in enumerate(results, 1):
+        item = result_json(rank, r)
+        catalog = k.owner(r.first.pattern)
+        if catalog is None:
+            item["type"] = "record"
+            item.update(_record_extras(k, r.pattern.id))
+            by_line.setdefault(item["line"], []).append(item)
+            items.append(item)
+        else:
+            entries.append((item, catalog))
+    attached: dict[int, list[tuple[Any, Any]]] = {}  # id(record item) -> the entries its matched text holds
+    for item, (project, entry) in entries:
+        slug = project.slug
+        at, score, why = _version_check(project, entry, wanted.get(slug))
+        summary = entry_summary(project, entry, at if at is not None and entry.present(at) else None)
+        same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
+        if same:  # the record explains this very text: the entry adds where and in which releases it is raised
+            for rec in same:
+                rec.setdefault("catalog", []).append(summary)
+                attached.setdefault(id(rec), []).append((project, entry))
+            continue
+        summary.pop("id"), summary.pop("template")
+        item.pop("url", None)
+        item.update(type="catalog", catalog=summary, score=item["score"] + score)
+        _add_reasons(item, why)
+        items.append(item)
+    for rec in (i for i in items if id(i) in attached):
+        # One release check per record, over every wording its text matched: the release has the message when it
+        # has any of them; the wordings that release raises are listed first.
+        found = attached[id(rec)]
+        checks = [(_version_check(project, entry, wanted.get(project.slug)), project, entry) for project, entry in found]
+        best = max(checks, key=lambda c: c[0][1])
+        if best[0][2]:
+            rec["score"] += best[0][1]
+            _add_reasons(rec, best[0][2])
+        order = sorted(range(len(found)), key=lambda i: -checks[i][0][1])
+        rec["catalog"] = [rec["catalog"][i] for i in order]
+    items.sort(key=lambda i: (-i["score"], i["line"], i["id"]))
+    first_on_line: dict[int, int] = {}
+    for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order
+        item["rank"] = rank
+        item["why"] = [w for w in item["why"] if not w.startswith("on the same line as #")]
+        if "reasons" in item:  # the matcher's reasons as data, where it gives them
+            item["reasons"] = [r for r in item["reasons"] if not (isinstance(r, list) and r[:1] == ["same_line"])]
+        if item["line"] in first_on_line:
+            _add_reasons(item, [(f"on the same line as #{first_on_line[item['line']]}, which ranks higher",
+                                 ["same_line", first_on_line[item["line"]]])])
+        else:
+            first_on_line[item["line"]] = rank
+    return items, lines, size
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two results on one line matched overlapping text (by column: a long line's excerpts differ)."""
+    a0, b0 = a["column"], b["column"]
+    return a0 < b0 + (b["span"][1] - b["span"][0]) and b0 < a0 + (a["span"][1] - a["span"][0])
+
+
+Reason = tuple[str, list[Any]]  # a reason in words, and as data (the shape of the matcher's `reasons`)
+
+
+def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
+    item["why"] += [text for text, _ in reasons]
+    if "reasons" in item:
+        item["reasons"] += [data for _, data in reasons]
+
+
+def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[Reason]]:
+    """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
+    + RULES["release_has_bonus"] when that release has the message, - RULES["release_lacks_penalty"] when not."""
+    if version is None:
+        return None, 0, []
+    try:
+        at = project.release_index(version)
+    except CatalogQueryError as exc:
+        return None, 0, [(f"release not checked: {exc}", ["release_unknown", project.slug, version])]
+    release = project.releases[at]
+    if entry.present(at):
+        bonus = RULES["release_has_bonus"]
+        return at, bonus, [(f"+{bonus}: {project.slug} {release} has this message", ["release_has", project.slug, release, bonus])]
+    penalty = RULES["release_lacks_penalty"]
+    return at, -penalty, [(f"-{penalty}: {project.slug} {release} does not have this message{_when(project, entry, at)}",
+                           ["release_lacks", project.slug, release, -penalty])]
+
+
+def _when(project: Any, entry: Any, at: int) -> str:
+    """Why a release lacks a message: added later, removed before, or spelled otherwise in that release."""
+    names, ranges = project.releases, entry.ranges
+    said = []
+    later = [a for a, _ in ranges if a > at]
+    if later:
+        said.append(f"added in {names[min(later)]}")
+    earlier = [b for _, b in ranges if b < at]
+    if earlier and max(earlier) + 1 < len(names):
+        said.append(f"removed in {names[max(earlier) + 1]}")
+    variants = [project.entry(v) for v in entry.data.get("variants") or []]
+    other = next((v for v in variants if v is not None and v.present(at)), None)
+    if other is not None:
+        said.append(f"reworded: {names[at]} says {other.data['template']!r}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:
+    """`versions` maps a project (slug, package or repository) to the release the log comes from."""
+    if versions is None:
+        return {}
+    if not isinstance(versions, dict) or len(versions) > 50:
+        raise ToolInputError("versions must map projects to releases, such as {\"vllm\": \"0.8.5\"} (at most 50)")
+    out = {}
+    for name, version in versions.items():
+        try:
+            check_version(version)
+        except CatalogQueryError as exc:
+            raise ToolInputError(f"versions[{str(name)[:60]!r}]: {exc}") from None
+        try:
+            slug = k.catalog.project(name).slug
+        except CatalogQueryError:
+            slug = str(name).strip().lower()  # a project without a catalog: nothing to check the version against
+        out[slug] = version
+    return out
+
+
+def _record_extras(k: Knowledge, cid: str) -> dict[str, Any]:
+    doc = k.api.document(cid)
+    record = doc["record"]
+    extras: dict[str, Any] = {"url": k.api.page_url(doc["links"]["html"]), "api": doc["links"]["json"]}
+    source = record.get("source")
+    if isinstance(source, dict):
+        extras["raise_site"] = {key: source[key] for key in ("repo", "path", "line", "commit") if key in source}
+        if "source" in doc["links"]:
+            extras["raise_site"]["permalink"] = doc["links"]["source"]
+    if record.get("versions"):
+        extras["versions"] = [{k2: v for k2, v in ver.items() if not k2.startswith("behavior_change")} for ver in record["versions"]][:10]
+    return extras

@@ -1,0 +1,87 @@
+"""Making a knowledge bundle (generator.bundle): the records checked, the catalog read, the matcher's tables and
+Hyperscan database compiled, everything written as the bundle's sections."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import IO, Any
+
+from . import _ROW, SITE_SHARDS, _blocked, _compact, _shard, data_hash, encode
+
+
+def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The sections of a bundle (name -> bytes) and its summary, from checked records and a loaded catalog."""
+    from ..catalog.query import statement_head
+    from ..api.export import api_files
+    from ..match.prefilter import compile_tables, hyperscan_available, hyperscan_database
+    from ..match.index import patterns_from_index
+    from .apidata import FILES, MANIFEST
+    from .knowledge import catalog_pattern
+
+    sections: dict[str, bytes] = {}
+    api = api_files(records)
+    for name in (MANIFEST, *FILES):
+        sections[f"api/{name}"] = api[name]
+    patterns = patterns_from_index(json.loads(api[FILES[2]]))
+    n_records = len(patterns)
+    projects: dict[str, Any] = {}
+    sites: dict[int, dict[str, list[list[Any]]]] = {}
+    for slug, project in sorted(catalog.projects.items()):
+        lines, ids = [], []
+        for entry in project.entries:  # by id (the reader sorts them)
+            patterns.append(catalog_pattern(slug, entry.data))
+            lines.append(_compact(entry.data))
+            ids.append(entry.id)
+            for s in entry.sites:
+                head = statement_head(s.statement)
+                for first, last, line in s.spans():
+                    key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
+                    sites.setdefault(_shard(key), {}).setdefault(key, []).append(
+                        [slug, entry.id, s.path, first, last, head])
+        sections[f"catalog/{slug}/entries"], blocks = _blocked(lines)
+        sections[f"catalog/{slug}/ids"] = _compact({"ids": ids, "blocks": blocks})
+        projects[slug] = {"releases": project.releases, "package": project.package, "repository": project.repository,
+                          "source_url": project.source_url, "entries": len(ids)}
+    shards, starts, at = [], [], 0  # one compressed JSON object per shard, empty ones too, in shard order
+    for n in range(SITE_SHARDS):
+        shard = sites.get(n, {})
+        body = zlib.compress(_compact({key: sorted(items, key=lambda i: (i[1], i[2], i[3])) for key, items in shard.items()}), 1)
+        shards.append(body)
+        starts.append(at)
+        at += len(body)
+    sections["sites"], sections["sites/starts"] = b"".join(shards), _compact(starts + [at])
+    sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count})
+    tables = compile_tables(patterns)
+    for name, value in tables.as_json().items():  # a field a section: a reader loads what it uses
+        sections[f"match/{name}"] = _compact(value)
+    rows = [_compact([getattr(p, name) if name != "literals" or p.literals is None else list(p.literals) for name in _ROW])
+            for p in patterns]
+    sections["match/rows"], blocks = _blocked(rows)
+    sections["match/blocks"] = _compact(blocks)
+    if hyperscan_available() and tables.keys:
+        import hyperscan
+
+        sections["match/hyperscan"] = hyperscan.dumpb(hyperscan_database(tables.keys))
+    summary = {"records": n_records, "patterns": len(patterns), "catalog_entries": len(patterns) - n_records,
+               "site_url": site_url}
+    return sections, summary
+
+
+def make(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO[str]) -> bytes | str:
+    """The bundle of the records in `records_dir` and the catalog in `catalog_dir`, or why there is none (the
+    records' findings are written to `log`). The records are checked first: a bundle holds only checked records."""
+    from ..catalog.reader import load_catalog
+    from ..findings import FORMATTERS
+    from ..checks.pipeline import check
+
+    digest = data_hash(records_dir, catalog_dir, settings)
+    result = check([Path(records_dir)], Path(records_dir))
+    if result.failed:
+        log.write(FORMATTERS["text"](result.findings, result.file_count))
+        return f"the records in {records_dir} do not pass validation; fix them (errdex validate)"
+    catalog = load_catalog(Path(catalog_dir))
+    sections, summary = compile_sections(result.records, catalog, settings.get("site_url"))
+    summary["repo_url"] = settings.get("repo_url")
+    return encode(sections, summary, digest)

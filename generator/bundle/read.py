@@ -1,0 +1,184 @@
+"""Reading a knowledge bundle (generator.bundle) into the knowledge every reader answers from
+(generator.bundle.knowledge.Knowledge): patterns, entries and raise sites decoded when first asked for; and the cache of
+bundles, one per state of the data, made when the cache has none for the data in use."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from . import _ROW, KEEP, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, write_atomic
+from .compile import make
+
+
+class LazyPatterns(Sequence):
+    """The matcher's patterns, each made from its row when first asked for (a scan asks for a handful)."""
+
+    def __init__(self, bundle: Bundle):
+        count = int(bundle.summary.get("patterns", 0))
+        self._rows = Blocks(lambda: bundle.section("match/rows"), bundle.json("match/blocks"), count)
+        self._made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        made = self._made.get(index)
+        if made is None:
+            from ..match.engine import Pattern
+
+            row = json.loads(self._rows[index])
+            fields = dict(zip(_ROW, row))
+            if isinstance(fields["literals"], list):
+                fields["literals"] = tuple(fields["literals"])
+            made = self._made[index] = Pattern(**fields)
+        return made
+
+
+def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
+    """The knowledge (records, catalog, matcher) of an open bundle; with `catalog` False, the records alone."""
+    from ..catalog.reader import Catalog
+    from ..match.engine import Matcher
+    from .apidata import FILES, MANIFEST, from_files
+    from .knowledge import Knowledge as Served
+    from ..catalog.reader import LazyProject
+
+    summary = bundle.summary
+    api = from_files({name: bundle.section(f"api/{name}") for name in (MANIFEST, *FILES)},
+                     f"the knowledge bundle {bundle.path}", summary.get("site_url"))
+    n_records = int(summary.get("records", 0))
+    tables: Any = LazyTables(bundle)
+    patterns: Sequence = LazyPatterns(bundle)
+    cat = Catalog()
+    if catalog:
+        meta = bundle.json("catalog")
+        cat.problems, cat.problem_count = list(meta.get("problems", [])), int(meta.get("problem_count", 0))
+        for slug, info in meta["projects"].items():
+            cat.projects[slug] = LazyProject(slug, info["releases"], info.get("package"), info.get("repository"),
+                                             info.get("source_url"), _entry_reader(bundle, slug, int(info["entries"])))
+    else:  # the records' patterns only: the tables cut to them
+        tables = _records_only(tables, n_records)
+        patterns = patterns[:n_records]
+    serialised = bundle.section("match/hyperscan") if catalog and bundle.has("match/hyperscan") else None
+    matcher = Matcher(patterns, tables=tables, engine=engine, serialised=serialised)
+    return Served(api, cat, summary.get("repo_url"), matcher=matcher, record_patterns=n_records,
+                  site_index=(lambda key: _site_shard(bundle, key)) if catalog else None)
+
+
+def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
+    """(ids, entry line i) of a project's entries in the bundle, the ids read when first needed."""
+    state: dict[str, Any] = {}
+
+    def index() -> dict[str, Any]:
+        if not state:
+            found = bundle.json(f"catalog/{slug}/ids")
+            state["ids"] = found["ids"]
+            state["blocks"] = Blocks(lambda: bundle.section(f"catalog/{slug}/entries"), found["blocks"], count)
+        return state
+
+    return count, lambda: index()["ids"], lambda i: index()["blocks"][i]
+
+
+class LazyTables:
+    """The matcher's tables (generator.match.engine.Tables) of a bundle, each field read when first used."""
+
+    def __init__(self, bundle: Bundle):
+        self._bundle = bundle
+
+    def __getattr__(self, name: str) -> Any:
+        from ..match.prefilter import Tables
+
+        if name not in Tables.__dataclass_fields__:
+            raise AttributeError(name)
+        value = self._bundle.json(f"match/{name}")
+        setattr(self, name, value)
+        return value
+
+
+def _records_only(t: Any, n: int) -> Any:
+    from ..match.prefilter import Tables
+
+    keys, owners = [], []
+    for key, own in zip(t.keys, t.owners):
+        kept = [i for i in own if i < n]
+        if kept:
+            keys.append(key)
+            owners.append(kept)
+    return Tables(t.specificity[:n], t.anchored[:n], t.exception_names[:n], t.full_literals[:n], keys, owners,
+                  [i for i in t.always if i < n])
+
+
+def _site_shard(bundle: Bundle, key: str) -> list[list[Any]]:
+    """The raise sites at `"<file name>:<line>"`: its shard decompressed and read (then kept) when first asked."""
+    if not bundle.has("sites"):
+        return []
+    cache = bundle.__dict__.setdefault("_sites", {})
+    n = _shard(key)
+    if n not in cache:
+        if "_starts" not in cache:
+            cache["_starts"] = bundle.json("sites/starts")
+        starts = cache["_starts"]
+        cache[n] = json.loads(zlib.decompress(bundle.section("sites")[starts[n]:starts[n + 1]]))
+    return cache[n].get(key, [])
+
+
+# -- the cache -------------------------------------------------------------------------------------------------
+def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO[str], cache: Path | None = None) -> Bundle | str:
+    """The bundle of this data from the cache, made (and kept) when the cache has none for it; or why not."""
+    from ..cachedir import default_cache
+
+    folder = (cache or default_cache()) / "bundles"
+    digest = data_hash(records_dir, catalog_dir, settings)
+    path = folder / f"{digest}.bundle"
+    if path.is_file():
+        try:
+            bundle = Bundle(path)
+            if bundle.data_hash == digest:
+                return bundle
+        except BundleError:
+            pass  # rebuilt below
+    made = make(records_dir, catalog_dir, settings, log)
+    if isinstance(made, str):
+        return made
+    write_atomic(path, made)
+    for old in sorted(folder.glob("*.bundle"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
+        old.unlink(missing_ok=True)
+    return Bundle(path)
+
+
+def open_knowledge(data: Path | None, log: IO[str], *, catalog: bool = True, engine: str = "auto",
+                   cache: Path | None = None) -> Any:
+    """The knowledge `errdex match` and `errdex mcp` answer from: the bundle of the records in `data` (default:
+    ./data/errors, else the checkout's) and the catalog beside them (data/catalog), from the cache or made now;
+    outside any checkout, the bundle installed with errdex. Returns why there is none instead, as a sentence."""
+    from . import checkout
+
+    data = data or checkout.default_data()
+    if data is None:
+        if not WHEEL_BUNDLE.is_file():
+            return "no records here (data/errors) and no knowledge bundle installed; pass --data or --index"
+        try:
+            return read(Bundle(WHEEL_BUNDLE), catalog=catalog, engine=engine)
+        except BundleError as exc:
+            return str(exc)
+    if not Path(data).is_dir():
+        return f"{data} is not a folder of records"
+    settings = checkout.mkdocs_settings(data)
+    for attempt in range(2):
+        found = cached(Path(data), Path(data).parent / "catalog", settings, log, cache)
+        if isinstance(found, str):
+            return found
+        try:
+            return read(found, catalog=catalog, engine=engine)
+        except BundleError:  # a damaged section in the cache's copy: it is made again, once
+            if attempt:
+                raise
+            found.path.unlink(missing_ok=True)
+    raise AssertionError("unreachable")

@@ -1,0 +1,136 @@
+"""`errdex match --catalog`: the records and the catalog entries a log holds, with where and in which releases
+each message is raised, and `--version PROJECT==RELEASE` to rank what that release raises.
+
+The matching is the MCP server's (generator/mcp/matching.match_items, over the same knowledge: records, then the
+catalog); this module reads the log, the versions and writes the answer as text or JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from pathlib import Path
+from typing import IO, Any
+
+from ..catalog.query import traceback_fit
+from ..terminal import json_text, shown
+
+
+def parse_versions(values: list[str] | None) -> dict[str, str] | str:
+    """`["vllm==0.11.0", ...]` -> `{"vllm": "0.11.0"}`, or what is wrong with one."""
+    out: dict[str, str] = {}
+    for value in values or []:
+        name, sep, version = value.partition("==")
+        if not sep or not name.strip() or not version.strip():
+            return f"--version wants PROJECT==RELEASE (e.g. vllm==0.11.0), not {value!r}"
+        out[name.strip()] = version.strip()
+    return out
+
+
+def _ranges(c: dict[str, Any]) -> str:
+    return shown(", ".join(a if a == b else f"{a} to {b}" for a, b in c.get("releases", [])))
+
+
+def _catalog_lines(item: dict[str, Any]) -> list[str]:
+    """A catalog entry: the project, the exception and the message (its values filled in), where it is raised
+    (at the release asked for, else the newest that has it) and the releases that raise it. Catalog text is
+    upstream's: every value goes through `shown`."""
+    c = item["catalog"]
+    exception = f" {shown(c['exception'])}" if c.get("exception") else ""
+    out = [f"   {shown(c['project'])}{exception}: {shown(item['message'])}"]
+    for site in c.get("sites", [])[:1]:
+        out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
+    out.append(f"   raised by releases {_ranges(c)}")
+    out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
+    return out
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _hit_lines(item: dict[str, Any]) -> list[str]:
+    """Where a record's message is in the log: the line with the match underlined, the values it holds and the
+    message they fill in, and the other lines it is on."""
+    text, (s, e) = item["text"], item["span"]
+    where = f"line {item['line']}, col {item['column']}"
+    out = [f"   {where}: {shown(text)}",
+           "   " + " " * (_width(where) + 2 + _width(shown(text[:s]))) + "^" * max(1, _width(shown(text[s:e])))]
+    values = [v for v in item["values"] if v is not None]
+    if values:
+        out.append(f"   values: {', '.join(shown(v) for v in values)}")
+        out.append(f"   message: {shown(item['message'])}")
+    if item["occurrences"] > 1:
+        lines = ", ".join(map(str, item["lines"][:10])) + (", ..." if item["occurrences"] > 10 else "")
+        out.append(f"   found {item['occurrences']} times, on lines {lines}")
+    return out
+
+
+def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
+    out = []
+    for fit in fits:
+        where = shown(", ".join(f["site"] for f in fit["frames"][:3]))
+        if fit["releases"]:
+            out.append(f"traceback: fits {shown(fit['project'])} {_ranges(fit)} (frames at {where})")
+        else:
+            out.append(f"traceback: no single {shown(fit['project'])} release has all of these frames ({where})")
+    if fits:
+        out.append("")
+    for item in items[:top]:
+        kind = "record" if item["type"] == "record" else "catalog entry"
+        out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
+        if item["type"] == "record":
+            out.append(f"   {shown(item['title'])}")
+            out += _hit_lines(item)
+            out.append(f"   page: {shown(item.get('url', ''))}")
+            for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
+                out.append(f"   raised by {shown(c['project'])} releases {_ranges(c)}")
+        else:
+            out.append(f"   line {item['line']}, col {item['column']}: {shown(item['text'])}")
+            out += _catalog_lines(item)
+        out.append(f"   why: {shown('; '.join(item['why']))}")
+        out.append("")
+    more = f" (showing {top})" if len(items) > top else ""
+    found = f"{len(items)} known error{'s' if len(items) != 1 else ''}" if items else "no known error"
+    out.append(f"{found} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} bytes")
+    return "\n".join(out) + "\n"
+
+
+def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt: str, out: IO[str], err: IO[str],
+        catalog: bool = True) -> int:
+    """Match `file` ("-": standard input) against the records and the catalog (with `catalog` False, the records
+    alone), read from the knowledge bundle; exit status as `errdex match`."""
+    from ..bundle.read import open_knowledge
+    from ..bundle.answers import check_versions, match_items
+    from ..bundle.knowledge import ToolInputError
+
+    wanted = parse_versions(versions)
+    if isinstance(wanted, str):
+        err.write(f"errdex match: {shown(wanted)}\n")
+        return 2
+    k = open_knowledge(data, err, catalog=catalog)
+    if isinstance(k, str):
+        err.write(f"errdex match: {shown(k)}\n")
+        return 2
+    try:
+        checked = check_versions(k, wanted)
+    except ToolInputError as exc:
+        err.write(f"errdex match: {shown(exc)}\n")
+        return 2
+    source = "standard input" if file == "-" else file
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        err.write(f"errdex match: cannot read {shown(source)}: {shown(exc.strerror or exc)}\n")
+        return 2
+    import io
+
+    items, lines, size = match_items(k, io.BytesIO(raw), checked)
+    fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
+    if fmt == "json":
+        body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
+                "traceback": fits, "results": items[:top]}
+        out.write(json_text(body))
+    else:
+        out.write(format_text(items, top, source, lines, size, fits))
+    return 0 if items else 1

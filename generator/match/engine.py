@@ -1,0 +1,335 @@
+"""Error text -> records: find the errors a log or traceback contains, rank them, and say why.
+
+The same patterns serve the CLI (`errdex match`), the API (`/api/match.json`) and the site's matcher page.
+
+How a log is read, so that any size runs in bounded memory and linear time:
+  - the input is read in binary blocks; complete lines are scanned a block at a time, and a line longer than
+    `max_line` bytes is scanned in windows of that size that overlap by `overlap` bytes (a match is found when
+    it fits in one window; each is reported once);
+  - a literal prefilter runs first: every portable pattern has fixed strings one of which every match contains
+    (generator.match.portable); one RE2 set of all of them (a DFA, one pass over a block) says which occur in a
+    block, `bytes.find` locates them, and the lines that hold them are the only ones worth a closer look;
+  - on such a line only the patterns whose literals it holds run, with RE2.
+Patterns never run in Python's `re` (a hostile or careless pattern could backtrack for hours); RE2 is linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import re2
+
+from .logline import json_groups as _json_groups
+from .rules import RULES
+from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
+
+MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
+OVERLAP = 4096  # bytes two windows of an overlong line share
+BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
+EXCERPT = 160  # characters of context kept on each side of a match in a long line
+MAX_VALUE = 500  # characters of a captured value kept
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+_UNANCHORED = re2._Anchor.UNANCHORED  # the pinned google-re2's own matcher, for repeats (Matcher.scan)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One record as the matcher needs it."""
+
+    id: str
+    regex: str
+    message: str
+    title: str
+    url: str
+    repo: str = ""
+    exception_class: str | None = None
+    superseded_by: str | None = None
+    # Derived from `regex` by generator.match.portable; an index (match.json) carries them, else they are computed.
+    literals: tuple[str, ...] | None = None
+    ignore_case: bool = False
+    specificity: int | None = None
+    anchored: bool | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One pattern found on one line."""
+
+    pattern: int  # index into Matcher.patterns
+    line: int  # 1-based line number
+    column: int  # 1-based character column of the match in the whole line
+    text: str  # the line, or an excerpt around the match when the line is long
+    span: tuple[int, int]  # the match, as character offsets into `text`
+    groups: tuple[str | None, ...]
+    exception_on_line: bool
+
+
+@dataclass
+class Result:
+    """One record found in the log: its first hit, how often it occurred, and its score with the reasons."""
+
+    pattern: Pattern
+    first: Hit
+    occurrences: int = 1
+    lines: list[int] = field(default_factory=list)
+    score: int = 0
+    why: list[list[Any]] = field(default_factory=list)  # the rules that gave the score, as data (matchout.explain)
+
+    @property
+    def filled_message(self) -> str:
+        return fill_message(self.pattern.message, self.first.groups)
+
+
+def fill_message(message: str, groups: Iterable[str | None]) -> str:
+    """The message template with its `{}` placeholders filled in by the captured groups, in order; a
+    placeholder with no group (or a group that did not take part) stays `{}`."""
+    values = list(groups)
+    parts = message.split("{}")
+    out = [parts[0]]
+    for i, part in enumerate(parts[1:]):
+        value = values[i] if i < len(values) else None
+        out.append("{}" if value is None else value)
+        out.append(part)
+    return "".join(out)
+
+
+def _boundary(data: bytes, n: int) -> int:
+    """`n`, moved back (at most 3 bytes) so that it does not split a UTF-8 sequence."""
+    for _ in range(3):
+        if 0 < n < len(data) and 0x80 <= data[n] < 0xC0:
+            n -= 1
+    return n
+
+
+
+class Matcher:
+    """Compiled patterns plus their prefilter. Build once, then `scan` any number of inputs.
+
+    `patterns` is any sequence (a knowledge bundle passes one that makes each Pattern when first asked for);
+    `tables`, when given, are `compile_tables(patterns)` made earlier, and `serialised` the prefilter's Hyperscan
+    database made with them (`hyperscan_database`), used when this Hyperscan can read it."""
+
+    def __init__(self, patterns: Sequence[Pattern], *, rules: dict[str, int] | None = None, max_line: int = MAX_LINE,
+                 overlap: int = OVERLAP, block: int = BLOCK, tables: Tables | None = None, engine: str = "auto",
+                 serialised: bytes | None = None):
+        self.max_line, self.overlap, self.block = max_line, overlap, block
+        self.rules = dict(RULES if rules is None else rules)  # generator.match.rules
+        self.patterns = patterns
+        self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
+        self._seen: dict[int, bool] | None = None  # set by scan
+        t = tables if tables is not None else compile_tables(patterns)
+        # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
+        # `keys` only when there is no Hyperscan database to load); the rest is read for the patterns hit.
+        self.tables = t
+        self.always, self.literal_patterns = t.always, t.owners
+        self.compiled: dict[int, Any] = {}  # on first use: most patterns never meet a candidate line
+        self._bytes: dict[int, tuple[bytes | None, tuple[bytes, ...]]] = {}
+        self.literals = prefilter(t, engine, serialised) if t.owners else None
+        self.engine = self.literals.name if self.literals is not None else "none"
+        for index in self.always:  # these run on every line: find the broken ones now
+            self._compiled(index)
+
+    @property
+    def specificity(self) -> list[int]:
+        return self.tables.specificity
+
+    @property
+    def anchored(self) -> list[bool]:
+        return self.tables.anchored
+
+    @property
+    def exception_names(self) -> list[str | None]:
+        return self.tables.exception_names
+
+    def _encoded(self, index: int) -> tuple[bytes | None, tuple[bytes, ...]]:
+        """A pattern's exception class name and whole literals, as bytes (for the lines' bytes)."""
+        found = self._bytes.get(index)
+        if found is None:
+            name = self.tables.exception_names[index]
+            found = self._bytes[index] = (None if name is None else name.encode("utf-8"),
+                                          tuple(x.encode("utf-8") for x in self.tables.full_literals[index]))
+        return found
+
+    def _compiled(self, index: int) -> Any:
+        """The pattern compiled with RE2, or False when it does not compile (noted in `skipped`)."""
+        compiled = self.compiled.get(index)
+        if compiled is None:
+            try:
+                compiled = re2.compile(self.patterns[index].regex, _OPTIONS)
+            except re2.error as exc:
+                detail = exc.args[0] if exc.args else exc
+                detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+                self.skipped.append((self.patterns[index].id, f"does not compile in RE2: {detail}"))
+                compiled = False
+            self.compiled[index] = compiled
+        return compiled
+
+    # -- scanning --------------------------------------------------------------------------------------------
+    def find(self, stream: IO[bytes]) -> list[Result]:
+        """The ranked results of a binary stream: `rank(scan(stream))`, with repeats of a pattern found cheaply
+        (a repeat only counts, unless it is the first to name the exception class on its line)."""
+        return self.rank(self.scan(stream, repeats=True))
+
+    def scan(self, stream: IO[bytes], repeats: bool = False) -> Iterator[Hit]:
+        """Every hit in a binary stream, in order of lines. With `repeats`, a pattern's later hits that cannot
+        replace its first in `rank` come without text, span or values (column 0): what rank needs, at a fraction
+        of the cost when a log repeats one message a hundred thousand times."""
+        self._seen: dict[int, bool] | None = {} if repeats else None  # pattern -> its first hit named the class
+        line_no, col, carry = 1, 0, b""
+        self.bytes_read = 0
+        self.lines_read = 0
+        while True:
+            chunk = stream.read(self.block)
+            if not chunk:
+                break
+            self.bytes_read += len(chunk)
+            data = carry + chunk if carry else chunk
+            end = data.rfind(b"\n") + 1
+            if end:
+                yield from self._block(data[:end] if end < len(data) else data, line_no, col)
+                line_no += data.count(b"\n", 0, end)
+                col = 0
+                carry = data[end:]
+            else:
+                carry = data
+            while len(carry) > self.max_line:  # an overlong line: scan a window, keep its tail for the next
+                cut = _boundary(carry, self.max_line)
+                keep = _boundary(carry, cut - self.overlap)
+                yield from self._block(carry[:cut], line_no, col, accept=keep)
+                col += len(carry[:keep].decode("utf-8", "replace"))
+                carry = carry[keep:]
+        if carry:
+            yield from self._block(carry, line_no, col)
+            line_no += 1
+        self.lines_read = line_no - 1
+
+    def scan_text(self, text: str) -> list[Hit]:
+        import io
+
+        return list(self.scan(io.BytesIO(text.encode("utf-8"))))
+
+    def _block(self, block: bytes, line_no: int, col: int, accept: int | None = None) -> Iterator[Hit]:
+        """Hits in `block` (whole lines, except that the first may continue an overlong line whose first
+        `col` characters were scanned before, and the last may go on in the next window: of that line only
+        matches starting before byte `accept` are reported)."""
+        candidates: Iterable[tuple[int, int, set[int]]]
+        if self.always:
+            found = dict(((s, e), lits) for s, e, lits in self._prefiltered(block))
+            starts = [0] + [i + 1 for i in _find_all(block, b"\n")]
+            ends = [s - 1 for s in starts[1:]] + [len(block)]
+            candidates = ((s, e, found.get((s, e), set())) for s, e in zip(starts, ends) if s < len(block))
+        elif self.literals is not None:
+            candidates = self._prefiltered(block)
+        else:
+            return
+        counted, current = 0, line_no
+        for start, end, literals in candidates:
+            current += block.count(b"\n", counted, start)
+            counted = start
+            line = block[start:end]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            limit = accept - start if accept is not None and end == len(block) else None
+            yield from self._line(line, literals, current, col if start == 0 else 0, limit)
+
+    def _prefiltered(self, block: bytes) -> list[tuple[int, int, set[int]]]:
+        """(start, end, literal ids) of each line of `block` that holds at least one literal, in order."""
+        if self.literals is None:
+            return []
+        lines: dict[int, tuple[int, set[int]]] = {}
+        for li, pos in self.literals.found(block):
+            start = block.rfind(b"\n", 0, pos) + 1
+            entry = lines.get(start)
+            if entry is None:
+                end = block.find(b"\n", pos)
+                lines[start] = entry = (len(block) if end < 0 else end, set())
+            entry[1].add(li)
+        return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
+
+    def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
+        candidates: set[int] = set(self.always)
+        for li in literals:
+            candidates.update(self.literal_patterns[li])
+        if not candidates:
+            return
+        # An ASCII line reads the same as bytes and as text: each pattern is tried on the bytes first (one call
+        # into RE2), and the line is decoded only for a hit that needs its text and values.
+        ascii_line, text, limit_chars = line.isascii(), None, None
+        seen = self._seen
+        for pi in sorted(candidates):
+            name_bytes, full = self._encoded(pi)
+            if full and not any(x in line for x in full):
+                continue  # the line holds the start of a literal, not all of it
+            compiled = self._compiled(pi)
+            if not compiled:
+                continue
+            if ascii_line:
+                span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
+                if span[0] < 0 or (limit is not None and span[0] >= limit):
+                    continue
+                if seen is not None and pi in seen:
+                    on_line = name_bytes is not None and name_bytes in line
+                    if seen[pi] or not on_line:  # a repeat rank only counts: no text or values
+                        yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
+                        continue
+            if text is None:
+                text = line.decode("utf-8", "replace")
+                limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+            m = compiled.search(text)
+            if m is None or (limit_chars is not None and m.start() >= limit_chars):
+                continue
+            s, e = m.span()
+            lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
+            hi = min(len(text), max(e, s + 1) + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
+            groups = tuple(None if g is None else g[:MAX_VALUE] for g in (_json_groups(text, compiled) or m.groups()))
+            name = self.exception_names[pi]
+            on_line = name is not None and name in text
+            if seen is not None:
+                seen[pi] = seen.get(pi, False) or on_line
+            yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
+
+    # -- ranking ---------------------------------------------------------------------------------------------
+    def rank(self, hits: Iterable[Hit]) -> list[Result]:
+        """One result per record, best first: score (specificity, exception class on the line, anchoring,
+        repetition, retirement, weighed by `self.rules`), then the earliest line, then the id."""
+        rules = self.rules
+        results: dict[int, Result] = {}
+        for hit in hits:
+            r = results.get(hit.pattern)
+            if r is None:
+                results[hit.pattern] = Result(self.patterns[hit.pattern], hit, 1, [hit.line])
+            else:
+                r.occurrences += 1
+                if len(r.lines) < rules["lines_kept"]:
+                    r.lines.append(hit.line)
+                if hit.exception_on_line and not r.first.exception_on_line:
+                    r.first = hit  # a hit with its exception class named is the better one to show
+        for pi, r in results.items():
+            spec = self.specificity[pi]
+            r.score = spec
+            r.why = [["specificity", spec]]
+            if r.first.exception_on_line:
+                r.score += rules["exception_bonus"]
+                r.why.append(["exception", r.pattern.exception_class, rules["exception_bonus"]])
+            if self.anchored[pi]:
+                r.score += rules["anchored_bonus"]
+                r.why.append(["anchored", rules["anchored_bonus"]])
+            if r.occurrences > 1:
+                bonus = min(r.occurrences - 1, rules["repeat_bonus_cap"])
+                r.score += bonus
+                r.why.append(["repeated", r.occurrences, bonus])
+            if r.pattern.superseded_by:
+                r.score -= rules["retired_penalty"]
+                r.why.append(["retired", r.pattern.superseded_by, rules["retired_penalty"]])
+        ranked = sorted(results.values(), key=lambda r: (-r.score, r.first.line, r.pattern.id))
+        by_line: dict[int, int] = {}
+        for n, r in enumerate(ranked, 1):
+            if r.first.line in by_line:
+                r.why.append(["same_line", by_line[r.first.line]])
+            else:
+                by_line[r.first.line] = n
+        return ranked

@@ -1,0 +1,107 @@
+"""A match in words and as data: the reasons of a score, a result as JSON, `errdex match`'s text and JSON output.
+
+generator.match.engine finds and ranks; this module only says what it found (for the CLI and the MCP server).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from .engine import Result
+from ..terminal import json_text, shown
+
+
+def explain(reason: list[Any]) -> str:
+    """One reason of a score in words: `["specificity", n]`, `["exception", class, bonus]`, `["anchored", bonus]`,
+    `["repeated", occurrences, bonus]`, `["retired", successor, penalty]` or `["same_line", rank]`."""
+    kind, *args = reason
+    if kind == "specificity":
+        return f"specificity {args[0]}: the pattern spells out {args[0]} literal characters"
+    if kind == "exception":
+        return f"+{args[1]}: the exception class {args[0]} is on the line"
+    if kind == "anchored":
+        return f"+{args[0]}: the pattern is anchored (^ or $)"
+    if kind == "repeated":
+        return f"+{args[1]}: found {args[0]} times"
+    if kind == "retired":
+        return f"-{args[1]}: retired in favour of {args[0]}"
+    return f"on the same line as #{args[0]}, which is more specific"
+
+
+def reasons(r: Result) -> list[str]:
+    """A result's `why` in words."""
+    return [explain(w) for w in r.why]
+
+
+def result_json(rank: int, r: Result) -> dict[str, Any]:
+    h = r.first
+    return {
+        "rank": rank,
+        "id": r.pattern.id,
+        "title": r.pattern.title,
+        "url": r.pattern.url,
+        "line": h.line,
+        "column": h.column,
+        "text": h.text,
+        "span": list(h.span),
+        "match": h.text[h.span[0]:h.span[1]],
+        "values": list(h.groups),
+        "message": r.filled_message,
+        "occurrences": r.occurrences,
+        "lines": r.lines,
+        "score": r.score,
+        "why": reasons(r),
+        "reasons": r.why,
+        **({"superseded_by": r.pattern.superseded_by} if r.pattern.superseded_by else {}),
+    }
+
+
+def format_json(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
+    body = {
+        "source": source,
+        "lines": lines,
+        "bytes": size,
+        "found": len(results),
+        "results": [result_json(i, r) for i, r in enumerate(results[:top], 1)],
+    }
+    return json_text(body)
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def format_text(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
+    """Every text from the data (the pattern file's or the records', the log's, the file name) goes through
+    `shown`: no control or direction character reaches the terminal, and none can forge a line."""
+    out = []
+    for i, r in enumerate(results[:top], 1):
+        h = r.first
+        s, e = h.span
+        before, hit, text = shown(h.text[:s]), shown(h.text[s:e]), shown(h.text)
+        out.append(f"{i}. {shown(r.pattern.id)}  (score {r.score})")
+        out.append(f"   {shown(r.pattern.title)}")
+        where = f"line {h.line}, col {h.column}"
+        out.append(f"   {where}: {text}")
+        out.append("   " + " " * (_width(where) + 2 + _width(before)) + "^" * max(1, _width(hit)))
+        values = [v for v in h.groups if v is not None]
+        if values:
+            out.append(f"   values: {', '.join(shown(v) for v in values)}")
+            out.append(f"   message: {shown(r.filled_message)}")
+        if r.occurrences > 1:
+            shown_lines = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
+            out.append(f"   found {r.occurrences} times, on lines {shown_lines}")
+        out.append(f"   page: {shown(r.pattern.url)}")
+        out.append(f"   why: {shown('; '.join(reasons(r)))}")
+        out.append("")
+    more = f" (showing {top})" if len(results) > top else ""
+    source = shown(source)
+    if results:
+        out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {lines} lines, {size} bytes")
+    else:
+        out.append(f"no known error found in {source}: {lines} lines, {size} bytes")
+    return "\n".join(out) + "\n"
+
+
+FORMATS = {"text": format_text, "json": format_json}

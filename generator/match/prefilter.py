@@ -1,0 +1,205 @@
+"""The matcher's literal prefilter: which lines of a block can hold a match at all, found in one pass.
+
+Every portable pattern has fixed strings one of which every match contains (generator.match.portable). The prefilter
+finds every occurrence of those literals in a block; only the lines that hold one are tried with the patterns
+(generator.match.engine). Two engines give the same occurrences: Hyperscan (one compiled database, serialisable, so a
+knowledge bundle ships it ready) and RE2 (a set of every literal, a DFA, then `bytes.find`), the fallback where
+Hyperscan is not installed. `Tables` is what the matcher derives from its patterns, as plain data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+from .rules import exception_name
+from .portable import analyse
+
+# The prefilter looks for at most this many characters of each literal: RE2's automaton for thousands of long
+# literals outgrows its memory budget and falls back to a slow engine; 16 keeps it a fast DFA (>400 MB/s).
+PREFILTER_CHARS = 16
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+_BIG = re2.Options()  # thousands of literals in one automaton need a larger DFA budget than RE2's default 8 MiB
+_BIG.log_errors = False
+_BIG.max_mem = 256 << 20
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What the matcher derives from its patterns, as plain data: a knowledge bundle stores it, so that a matcher
+    over tens of thousands of patterns starts without analysing any of them (`Matcher(..., tables=...)`).
+
+    Per pattern: its specificity, whether it is anchored, its exception class's short name and the literals one of
+    which every match holds (empty when case-folded). `keys` are the prefilter's literals, whole, as [text, folded]
+    (Hyperscan looks for them whole; RE2 for their first PREFILTER_CHARS), `owners[k]` the patterns that hold key
+    k, `always` the patterns without one."""
+
+    specificity: list[int]
+    anchored: list[bool]
+    exception_names: list[str | None]
+    full_literals: list[list[str]]
+    keys: list[list[Any]]
+    owners: list[list[int]]
+    always: list[int]
+
+    def as_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> "Tables":
+        return cls(**{name: doc[name] for name in cls.__dataclass_fields__})
+
+
+def compile_tables(patterns: Sequence[Any]) -> Tables:
+    """The matcher's tables for `patterns` (analysed with generator.match.portable where they carry no literals)."""
+    t = Tables([], [], [], [], [], [], [])
+    key_index: dict[tuple[str, bool], int] = {}
+    for index, p in enumerate(patterns):
+        if p.literals is None or p.specificity is None or p.anchored is None:
+            a = analyse(p.regex)
+            literals, ignore_case, specificity, anchored = (() if a.broken else tuple(a.literals)), a.ignore_case, a.specificity, a.anchored
+        else:
+            literals, ignore_case, specificity, anchored = p.literals, p.ignore_case, p.specificity, p.anchored
+        t.specificity.append(specificity)
+        t.anchored.append(anchored)
+        t.exception_names.append(exception_name(p.exception_class))
+        t.full_literals.append([] if ignore_case else list(literals))
+        if not all(_utf8(x) for x in literals):  # a lone surrogate: no UTF-8 line holds it, the pattern never runs
+            continue
+        if not literals:
+            t.always.append(index)
+            continue
+        for lit in literals:
+            key = (lit, bool(ignore_case))
+            if key not in key_index:
+                key_index[key] = len(t.keys)
+                t.keys.append([key[0], key[1]])
+                t.owners.append([])
+            if not t.owners[key_index[key]] or t.owners[key_index[key]][-1] != index:
+                t.owners[key_index[key]].append(index)
+    return t
+
+
+class Re2Literals:
+    """The prefilter in RE2: one set of every literal (a DFA, one pass over a block says which occur), then
+    `bytes.find` (or the folded literal's own RE2) locates each occurrence."""
+
+    name = "re2"
+
+    def __init__(self, keys: list[list[Any]]):
+        self.finders: list[tuple[bytes, Any]] = []
+        self.set = re2.Set.SearchSet(_BIG)
+        for text, folded in keys:
+            text = text[:PREFILTER_CHARS]  # a line that holds the start of a literal is a candidate; the matcher checks the rest
+            key = f"(?i:{re2.escape(text)})" if folded else re2.escape(text)
+            self.set.Add(key)  # in order: the set's indices are the keys' indices
+            self.finders.append((text.encode("utf-8"), re2.compile(key, _OPTIONS) if folded else None))
+        self.set.Compile()
+
+    def found(self, block: bytes) -> Iterator[tuple[int, int]]:
+        """(key index, a byte offset inside the occurrence) of every occurrence of every key in `block`."""
+        for li in self.set.Match(block) or ():
+            literal, folded = self.finders[li]
+            if folded is None:
+                for pos in find_all(block, literal):
+                    yield li, pos
+            else:
+                pos = 0
+                while (m := folded.search(block, pos)) is not None:
+                    yield li, m.start()
+                    pos = m.start() + 1
+
+
+class HyperscanLiterals:
+    """The prefilter in Hyperscan: one database of every literal, compiled once (a knowledge bundle stores it
+    serialised) and scanned a block at a time; it reports every occurrence's end, overlapping ones included,
+    which is what Re2Literals finds, so both give the same lines."""
+
+    name = "hyperscan"
+
+    def __init__(self, tables: Tables, serialised: bytes | None = None):
+        import hyperscan
+
+        self.database = None
+        if serialised:
+            try:
+                self.database = hyperscan.loadb(serialised, hyperscan.HS_MODE_BLOCK)
+            except Exception:  # made by another Hyperscan or for another CPU: compile here instead
+                self.database = None
+        if self.database is None:
+            self.database = hyperscan_database(tables.keys)
+        self.scratch = hyperscan.Scratch(self.database) if self.database is not None else None
+
+    def found(self, block: bytes) -> Iterator[tuple[int, int]]:
+        if self.database is None:
+            return iter(())
+        out: list[tuple[int, int]] = []
+
+        def on_match(key: int, start: int, end: int, flags: int, context: Any) -> None:
+            out.append((key, end - 1))  # the occurrence's last byte: on the line that holds the occurrence
+
+        self.database.scan(block, match_event_handler=on_match, scratch=self.scratch)
+        return iter(out)
+
+
+def hyperscan_database(keys: list[list[Any]]) -> Any:
+    """The Hyperscan database of the prefilter's keys (None for no keys): each key as a regex of its bytes, a
+    folded one case-insensitive over Unicode (UTF8 + UCP), as RE2's (?i:) folds."""
+    if not keys:
+        return None
+    import hyperscan
+
+    expressions, flags = [], []
+    for text, folded in keys:
+        if folded:
+            expressions.append("".join(c if c.isalnum() and c.isascii() else "\\x{%x}" % ord(c) for c in text).encode("utf-8"))
+            flags.append(hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_UCP)
+        else:
+            expressions.append("".join("\\x%02x" % b for b in text.encode("utf-8")).encode("ascii"))
+            flags.append(0)
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=expressions, ids=list(range(len(keys))), elements=len(keys), flags=flags)
+    return database
+
+
+def hyperscan_available() -> bool:
+    try:
+        import hyperscan  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def prefilter(tables: Tables, engine: str = "auto", serialised: bytes | None = None) -> Any:
+    """The literal prefilter over `tables.keys`: Hyperscan when it is installed (engine "auto" or "hyperscan"),
+    else RE2. ERRDEX_ENGINE (auto, hyperscan or re2) chooses for "auto": both give the same answers."""
+    if engine == "auto":
+        engine = os.environ.get("ERRDEX_ENGINE", "auto") or "auto"
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "hyperscan" or (engine == "auto" and hyperscan_available()):
+        return HyperscanLiterals(tables, serialised)
+    return Re2Literals(tables.keys)
+
+
+ENGINES = ("auto", "hyperscan", "re2")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def find_all(data: bytes, needle: bytes) -> Iterator[int]:
+    i = data.find(needle)
+    while i >= 0:
+        yield i
+        i = data.find(needle, i + 1)

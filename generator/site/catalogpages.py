@@ -1,0 +1,389 @@
+"""The catalog (data/catalog) on the site and in the API.
+
+What it publishes, every address from the routes table:
+- API: the projects (`catalog_index`), per project its modules and entries (`catalog_project`), one file per entry
+  with every site and the records that explain it (`catalog_entry`), and per release what changed since the
+  release before (`catalog_changes`).
+- Pages, per language: the catalog's home and the entry view are ordinary pages (`source_pages`); the project,
+  module and release pages (about 1,100 per language at the full catalog) are written straight to HTML in a
+  frame the site builder renders once per depth (`fill_pages`): the theme's header, navigation and scripts
+  around our content, in a fraction of the time a Markdown build of 20 MB of messages takes. Module pages are
+  what site search indexes: each entry is a heading with its own anchor.
+
+Catalog text is upstream text: every value of the catalog (names, releases, paths, templates, anything in its
+files) reaches a page only through `frames.esc`, and a URL or a file name only through `frames.segment`; the
+JSON files are written by the API's one encoder. Nothing of it becomes markup, and the build publishes a catalog
+only once it has passed every check (`CatalogSite.load`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from urllib.parse import quote
+
+from .. import routes
+from ..catalog.reader import Catalog, Entry, Project, bulk_load
+from ..catalog.query import ReleaseChanges, entry_summary, release_changes, site_json
+from ..api.export import encode_json
+from .frames import esc, module_key, module_url, project_url, release_url, segment
+from ..labels import catalog_label
+from ..records.model import Record
+
+MODULE_DEPTH = 3  # a module is a file's folder, cut to this many levels (vllm/model_executor/layers)
+RECORD_DIRS = {"llama.cpp": "llama-cpp"}  # where a catalog project's records live under data/errors, when not its slug
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def entry_key(entry: Entry) -> str:
+    """The entry's file name in the API and its anchor on module pages: the hash part of its id."""
+    return segment(entry.id.split("/", 1)[-1])
+
+
+def entry_query(entry: Entry) -> str:
+    return "?id=" + quote(entry.id, safe="/")
+
+
+def module_of(path: str) -> str:
+    parts = path.split("/")[:-1][:MODULE_DEPTH]
+    return "/".join(parts) or "(top level)"
+
+
+def suggested_id(project: Project, template: str) -> str:
+    """A record id to start a guide with: the project's records folder and the template's first words."""
+    words = [w for w in _WORDS.findall(template.replace("{}", " ").lower()) if len(w) > 1][:6]
+    return f"{RECORD_DIRS.get(project.slug, project.slug)}/{'-'.join(words) or 'error'}"
+
+
+def _newest(entry: Entry):
+    return max(entry.sites, key=lambda s: (s.end, s.start)) if entry.sites else None
+
+
+@dataclass
+class CatalogSite:
+    """The catalog with what the pages and files need, computed once per build."""
+
+    catalog: Catalog
+    records: dict[str, Record]
+    repo_url: str | None
+    guides: dict[str, list[str]] = field(default_factory=dict)  # entry id -> ids of records that explain it
+    modules: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)  # project -> module -> entries
+    changes: dict[str, list[ReleaseChanges]] = field(default_factory=dict)
+    _entry_page_rel: dict[str, str] = field(default_factory=dict)  # page URL -> its link to the entry view
+
+    @classmethod
+    def load(cls, folder: Path, records: list[Record], repo_url: str | None) -> CatalogSite | None:
+        """The catalog in `folder` once every check passed (checks.catalog.CatalogRefused otherwise), or None when
+        the folder holds no part of a catalog, or no message (the site is then built without it)."""
+        from ..checks.catalog import checked_catalog
+
+        catalog = checked_catalog(Path(folder))
+        if catalog is None:
+            return None
+        for slug in [s for s, p in catalog.projects.items() if not p.releases or not p.entries]:
+            del catalog.projects[slug]  # nothing to show: no release read, or no message
+        if not catalog.projects:
+            return None
+        with bulk_load():  # tens of thousands of objects made at once, kept for the whole build
+            view = cls(catalog, {r.id: r for r in records}, repo_url)
+            links_file = Path(folder) / "links.json"
+            links = json.loads(links_file.read_text(encoding="utf-8")) if links_file.is_file() else {}
+            for record_id, entry_ids in sorted(links.items()):
+                if record_id in view.records and isinstance(entry_ids, list):
+                    for eid in entry_ids:
+                        view.guides.setdefault(eid, []).append(record_id)
+            for slug, project in catalog.projects.items():
+                by_module: dict[str, list[Entry]] = {}
+                for entry in project.entries:
+                    by_module.setdefault(view.entry_module(entry), []).append(entry)
+                view.modules[slug] = dict(sorted(by_module.items()))
+                view.changes[slug] = release_changes(project)
+        return view
+
+    def entry_module(self, entry: Entry) -> str:
+        site = _newest(entry)
+        return module_of(site.path) if site else "(top level)"
+
+    def counts(self, entries: list[Entry]) -> tuple[int, int]:
+        """How many of `entries` are user-facing, and how many a record explains."""
+        return sum(e.data.get("tier") == "user" for e in entries), sum(e.id in self.guides for e in entries)
+
+    # -- ranges in words -------------------------------------------------------------------------------------
+    def ranges(self, project: Project, entry: Entry, lang: str) -> str:
+        names = project.releases
+        text = ", ".join(names[a] if a == b else catalog_label("to", lang, a=names[a], b=names[b]) for a, b in entry.ranges)
+        gone = self.gone_since(project, entry)
+        return text + "; " + catalog_label("gone_since", lang, release=gone) if gone else text
+
+    def gone_since(self, project: Project, entry: Entry) -> str | None:
+        last = max((b for _, b in entry.ranges), default=len(project.releases) - 1)
+        return project.releases[last + 1] if last < len(project.releases) - 1 else None
+
+    def new_record(self, project: Project, entry: Entry) -> dict[str, str]:
+        """How to start a guide for an entry (the pages add the prefilled issue form, from the repository's address)."""
+        rid = suggested_id(project, entry.data["template"])
+        return {"id": rid, "command": f"errdex new {rid} --from-catalog {entry.id}"}
+
+    # -- API -------------------------------------------------------------------------------------------------
+    def api_files(self, base: str) -> dict[str, bytes]:
+        files: dict[str, bytes] = {}
+        projects = []
+        for slug, project in sorted(self.catalog.projects.items()):
+            files.update(self._project_files(project, base))
+            user, guided = self.counts(project.entries)
+            projects.append({
+                "project": slug, "package": project.package, "repository": project.repository,
+                "releases": project.releases, "entries": len(project.entries), "user": user, "guided": guided,
+                "modules": len(self.modules[slug]),
+                "links": {"json": routes.api_url("catalog_project", base=base, project=segment(slug)),
+                          "html": base + project_url(slug, "en"), "html_zh": base + project_url(slug, "zh")},
+            })
+        files[routes.api_path("catalog_index")] = _encode({"projects": projects})
+        return files
+
+    def _entry_doc(self, project: Project, entry: Entry, base: str) -> dict:
+        doc = entry_summary(project, entry)
+        doc["sites"] = []
+        for s in sorted(entry.sites, key=lambda s: (s.start, s.end, s.path, s.line)):
+            site = site_json(project, s)
+            link = project.source_link(s.end, s.path, s.line)
+            if link:
+                site["url"] = link
+            doc["sites"].append(site)
+        doc["module"] = self.entry_module(entry)
+        doc["gone_since"] = self.gone_since(project, entry)
+        doc["guides"] = [{"id": rid, "title": self.records[rid].error.message,
+                          "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
+                          "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
+        doc["links"] = {"html": base + routes.catalog_page_url("catalog_entry", lang="en") + entry_query(entry),
+                        "html_zh": base + routes.catalog_page_url("catalog_entry", lang="zh") + entry_query(entry),
+                        **{name: base + module_url(project.slug, doc["module"], lang) + "#" + _anchor(entry) for name, lang in (("module", "en"), ("module_zh", "zh"))}}
+        if not doc["guides"]:
+            doc["new_record"] = self.new_record(project, entry)
+        return {k: v for k, v in doc.items() if v is not None}
+
+    def _brief(self, project: Project, entry: Entry, at: int) -> dict:
+        """An entry in a release's changes: where release `at` raises it (the newest site when it does not)."""
+        sites = entry.sites_at(at)
+        site, index = (sites[0], at) if sites else (_newest(entry), None)
+        where = {"path": site.path, "line": site.line if index is None else site.line_at(index)} if site else None
+        out = {"id": entry.id, "template": entry.data["template"], "exception": entry.data.get("exception"),
+               "tier": entry.data.get("tier"), "site": where}
+        return {k: v for k, v in out.items() if v is not None}
+
+    def _project_files(self, project: Project, base: str) -> dict[str, bytes]:
+        slug = project.slug
+        files: dict[str, bytes] = {}
+        entries = []
+        for entry in project.entries:
+            d = entry.data
+            site = _newest(entry)
+            body = _encode(self._entry_doc(project, entry, base))
+            files[routes.api_path("catalog_entry", entry_key(entry), project=segment(slug))] = body
+            entries.append({k: v for k, v in {
+                "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
+                "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(entry),
+                "releases": [[project.releases[a], project.releases[b]] for a, b in entry.ranges],
+                "site": {"path": site.path, "line": site.line, "release": project.releases[site.end]} if site else None,
+                "guides": self.guides.get(entry.id) or None,
+                "sha256": hashlib.sha256(body).hexdigest(),
+            }.items() if v is not None})
+        modules = [{"module": m, "key": module_key(m), "entries": len(es), **dict(zip(("user", "guided"), self.counts(es)))}
+                   for m, es in self.modules[slug].items()]
+        files[routes.api_path("catalog_project", project=segment(slug))] = _encode({
+            "project": slug, "package": project.package, "repository": project.repository, "releases": project.releases,
+            "modules": modules, "entries": entries})
+        for ch in self.changes[slug]:
+            after = project.releases[ch.after]
+            files[routes.api_path("catalog_changes", segment(after), project=segment(slug))] = _encode({
+                "project": slug, "from_version": project.releases[ch.before], "to_version": after,
+                "counts": {"added": len(ch.added), "removed": len(ch.removed), "reworded": len(ch.reworded), "moved": len(ch.moved)},
+                "added": [self._brief(project, e, ch.after) for e in ch.added],
+                "removed": [self._brief(project, e, ch.before) for e in ch.removed],
+                "reworded": [{"before": self._brief(project, a, ch.before), "after": self._brief(project, b, ch.after)} for a, b in ch.reworded],
+            })
+        return files
+
+    # -- pages -----------------------------------------------------------------------------------------------
+    def _framed(self) -> Iterator[tuple[str, Callable[[str], tuple[str, str, str]]]]:
+        """Every framed page: its URL (relative to a language root) and what renders it in a language."""
+        for slug, project in sorted(self.catalog.projects.items()):
+            yield project_url(slug), partial(self._project_page, project)
+            for module, entries in self.modules[slug].items():
+                yield module_url(slug, module), partial(self._module_page, project, module, entries)
+            for i, ch in enumerate(self.changes[slug]):
+                yield release_url(slug, project.releases[ch.after]), partial(self._release_page, project, i)
+
+    def page_urls(self) -> list[str]:
+        """The framed pages' URLs (relative to a language root), without rendering them."""
+        return [url for url, _ in self._framed()]
+
+    def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
+        """URL (relative to the language root) -> (title, description, body HTML) of every framed page."""
+        return {url: render(lang) for url, render in self._framed()}
+
+    def _link(self, here: str, there: str, text: str) -> str:
+        return f'<a href="{esc(routes.relative(here, there))}">{esc(text)}</a>'
+
+    def _project_page(self, project: Project, lang: str) -> tuple[str, str, str]:
+        slug, L = project.slug, lambda k, **v: catalog_label(k, lang, **v)
+        here = project_url(slug)
+        user, guided = self.counts(project.entries)
+        intro = L("project_intro", n=f"{len(project.entries):,}", count=str(len(project.releases)), first=project.releases[0],
+                  last=project.releases[-1], user=f"{user:,}", guided=str(guided))
+        parts = [f"<p>{esc(intro)}</p>", f"<p>{self._link(here, routes.CATALOG_PAGES['catalog'], L('all_projects'))}</p>"]
+        parts.append(f'<h2 id="modules">{L("modules")}</h2><table><thead><tr><th>{L("module")}</th><th>{L("messages")}</th>'
+                     f'<th>{L("user_facing")}</th><th>{L("with_guide")}</th></tr></thead><tbody>')
+        for module, entries in self.modules[slug].items():
+            there = module_url(slug, module)
+            user, guided = self.counts(entries)
+            parts.append(f"<tr><td>{self._link(here, there, module)}</td><td>{len(entries)}</td><td>{user}</td><td>{guided}</td></tr>")
+        parts.append("</tbody></table>")
+        parts.append(f'<h2 id="releases">{L("releases")}</h2><table><thead><tr><th>{L("release")}</th><th>{L("added")}</th>'
+                     f'<th>{L("removed")}</th><th>{L("reworded")}</th></tr></thead><tbody>')
+        for ch in reversed(self.changes[slug]):
+            there = release_url(slug, project.releases[ch.after])
+            parts.append(f"<tr><td>{self._link(here, there, project.releases[ch.after])}</td><td>{len(ch.added)}</td>"
+                         f"<td>{len(ch.removed)}</td><td>{len(ch.reworded)}</td></tr>")
+        parts.append(f"<tr><td>{esc(project.releases[0])}</td><td colspan=\"3\">{L('first_release')}</td></tr></tbody></table>")
+        title = L("project_title", project=slug)
+        return title, intro, "\n".join(parts)
+
+    def _entry_html(self, project: Project, entry: Entry, here: str, lang: str, heading: str = "h3", at: int | None = None) -> str:
+        """One entry: its template as a heading (its own anchor, a search sub-result), then one line of facts."""
+        L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
+        d = entry.data
+        sites = entry.sites_at(at) if at is not None else []
+        site = sites[0] if sites else _newest(entry)
+        facts = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level"),
+                                          L(d["tier"]) if d.get("tier") in ("user", "internal") else None) if x]
+        if site is not None:
+            index = at if sites else site.end
+            where = esc(f"{site.path}:{site.line_at(index)}")
+            link = project.source_link(index, site.path, site.line_at(index))
+            where = f'<a href="{esc(link)}">{where}</a>' if link else f"<code>{where}</code>"
+            facts.append(f"{where} ({esc(project.releases[index])})")
+        facts.append(esc(self.ranges(project, entry, lang)))
+        guides = self.guides.get(entry.id, [])
+        facts.append(L("guide") + ": " + ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
+                     if guides else L("no_guide"))
+        entry_page = self._entry_page_rel.get(here)
+        if entry_page is None:
+            entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
+        facts.append(f'<a href="{esc(entry_page + entry_query(entry))}">{L("details")}</a>')
+        return (f'<{heading} id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></{heading}>'
+                f'<p class="errdex-cat-facts" data-pagefind-ignore>{" · ".join(facts)}</p>\n')
+
+    def _module_page(self, project: Project, module: str, entries: list[Entry], lang: str) -> tuple[str, str, str]:
+        here = module_url(project.slug, module)
+        up = self._link(here, project_url(project.slug), catalog_label("project_title", lang, project=project.slug))
+        order = sorted(entries, key=lambda e: (e.id not in self.guides, e.data.get("tier") != "user", e.data["template"].lower(), e.id))
+        body = f'<p>{up}</p><div data-pagefind-body data-pagefind-meta="kind:catalog">' + "".join(self._entry_html(project, e, here, lang) for e in order) + "</div>"
+        title = catalog_label("module_title", lang, project=project.slug, module=module)
+        return title, f"{len(entries)} · {title}", body
+
+    def _release_page(self, project: Project, i: int, lang: str) -> tuple[str, str, str]:
+        L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
+        changes = self.changes[project.slug]
+        ch = changes[i]
+        release, previous = project.releases[ch.after], project.releases[ch.before]
+        here = release_url(project.slug, release)
+        nav = [self._link(here, project_url(project.slug), project.slug)]
+        if i > 0:
+            nav.append(L("previous_release") + ": " + self._link(here, release_url(project.slug, previous), previous))
+        if i + 1 < len(changes):
+            nxt = project.releases[changes[i + 1].after]
+            nav.append(L("next_release") + ": " + self._link(here, release_url(project.slug, nxt), nxt))
+        parts = [f"<p>{' · '.join(nav)}</p>"]
+        for key, items, at in (("added", ch.added, ch.after), ("removed", ch.removed, ch.before)):
+            parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
+            parts.append("".join(self._entry_html(project, e, here, lang, "h4", at) for e in items) or f"<p>{L('none')}</p>")
+        parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
+        for old, new in ch.reworded:
+            parts.append(self._entry_html(project, new, here, lang, "h4", ch.after).replace(
+                '<p class="errdex-cat-facts" data-pagefind-ignore>', f'<p class="errdex-cat-facts" data-pagefind-ignore>{L("was")}: <code>{esc(old.data["template"])}</code><br>', 1))
+        if not ch.reworded:
+            parts.append(f"<p>{L('none')}</p>")
+        parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
+        title = L("release_title", project=project.slug, release=release, previous=previous)
+        counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"
+        return title, f"{title} ({counts})", "\n".join(parts)
+
+
+def _anchor(entry: Entry) -> str:
+    return "e-" + entry_key(entry)
+
+
+def _encode(doc: object) -> bytes:
+    return encode_json(doc)  # the API's one encoder: U+2028, U+2029 and U+0085 escaped too
+
+
+def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
+    """The catalog's routes for openapi.json, each with an example taken from this build's files."""
+    def example(name: str, cut: tuple[str, ...] = ()) -> dict:
+        pattern = re.escape(routes.api_path(name, "KEY", project="PROJECT")).replace("KEY", "(?!index)[^/]+").replace("PROJECT", "[^/]+")
+        path = next((p for p in sorted(files) if re.fullmatch(pattern, p)), None)
+        if path is None:
+            return {}
+        value = json.loads(files[path])
+        for key in cut:
+            if isinstance(value.get(key), list):
+                value[key] = value[key][:2]
+        return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, lists cut to two items", "value": value}}}
+
+    def param(name: str, description: str) -> dict:
+        return {"name": name, "in": "path", "required": True, "description": description, "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"}}
+
+    def get(op: str, summary: str, description: str, name: str, params: list, cut: tuple[str, ...] = ()) -> dict:
+        media = {"schema": {"type": "object"}, **example(name, cut)}
+        responses = {"200": {"description": summary, "content": {"application/json": media}}}
+        if params:
+            responses["404"] = {"description": "No such project, entry or release."}
+        return {"get": {"operationId": op, "summary": summary, "description": description, "responses": responses, **({"parameters": params} if params else {})}}
+
+    project = param("project", "A catalog project slug (catalog/index.json lists them), such as `vllm`.")
+    return {
+        "/" + routes.api_path("catalog_index"): get(
+            "getCatalogIndex", "The catalog's projects",
+            "Every project of the message catalog with its harvested releases (oldest first), its counts of entries, of "
+            "user-facing entries and of entries a record explains, and the links to its index.", "catalog_index", []),
+        "/" + routes.api_path("catalog_project", project="{project}"): get(
+            "getCatalogProject", "One project's catalog",
+            "The project's releases, its modules with counts, and every entry: template, exception, kind, level, tier, "
+            "module, release ranges, newest raise site, the records that explain it, and its file with that file's sha256 "
+            "(the entry files are not in manifest.json).", "catalog_project", [project], ("modules", "entries", "releases")),
+        "/" + routes.api_path("catalog_entry", "{entry}", project="{project}"): get(
+            "getCatalogEntry", "One catalog entry",
+            "Everything the catalog knows of one message: template, pattern, every raise site per range of releases "
+            "(with its address in that release's source when known), the release ranges, `gone_since`, other wordings "
+            "(`variants`), the records that explain it, and when none does, how to start one (`new_record`).",
+            "catalog_entry", [project, param("entry", "The entry id's part after `<project>/`: 16 hex digits.")]),
+        "/" + routes.api_path("catalog_changes", "{release}", project="{project}"): get(
+            "getCatalogChanges", "What changed in one release",
+            "The entries added, removed and reworded (one wording replaced by another of the same message) since the "
+            "release before; the count of entries raised from another line or file. One file per harvested release but "
+            "the first.", "catalog_changes", [project, param("release", "A harvested release, as catalog/index.json spells it.")],
+            ("added", "removed", "reworded")),
+        "/" + routes.api_path("catalog_match_index"): get(
+            "getCatalogMatchIndex", "The browser's catalog match index",
+            "What the paste page reads first to match a log against the whole catalog: per shard, each key word (the "
+            "rarest whole word of an entry's fixed text) with a piece of the fixed text around it; each project's "
+            "releases; the traceback frame pattern. A paste's words name the shards to fetch.", "catalog_match_index", [], ("groups",)),
+        "/" + routes.api_path("catalog_match_shard", "{shard}"): get(
+            "getCatalogMatchShard", "One shard of the browser's catalog match data",
+            "`m<n>`: per key word, the entries filed under it (JavaScript pattern, template, exception, ranking facts, "
+            "release ranges as indices into the project's releases, raise sites, linked records); `t<n>`: per "
+            "`file:line`, the raise sites there (for traceback frames).", "catalog_match_shard",
+            [param("shard", "`m` or `t` and a number, as the match index names them.")]),
+    }
+
+
+# Left out of manifest.json: the entry files (each project's index lists them with their digests) and the
+# browser's match shards (the match index names them).
+UNLISTED = "|".join((re.escape(routes.api_path("catalog_entry", "KEY", project="PROJECT")).replace("KEY", "[0-9a-f]+").replace("PROJECT", "[^/]+"),
+                     re.escape(routes.api_path("catalog_match_shard", "KEY")).replace("KEY", "[mt][0-9]+")))

@@ -1,0 +1,70 @@
+"""Checks over a built site: every XML file parses, and every internal link points at a file of the site."""
+
+from __future__ import annotations
+
+import html
+import os
+import posixpath
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+from ..routes import SEARCH_ROOT
+
+
+def check_xml(site: Path) -> list[str]:
+    """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed)."""
+    bad = []
+    for path in sorted(site.rglob("*.xml")):
+        try:
+            ElementTree.fromstring(path.read_bytes())
+        except ElementTree.ParseError as exc:
+            bad.append(f"{path.relative_to(site).as_posix()}: {exc}")
+    return bad
+
+
+_LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> list[str]:
+    """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve).
+
+    `base` is the path the site is published under (from site_url): absolute links start with it. With `later`
+    (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written."""
+    files: set[str] = set()
+    pages: list[str] = []
+    for folder, _dirs, names in os.walk(site):
+        rel = os.path.relpath(folder, site).replace(os.sep, "/")
+        rel = "" if rel == "." else rel + "/"
+        for name in names:
+            files.add(rel + name)
+            if name.endswith(".html") and not rel.startswith(SEARCH_ROOT):
+                pages.append(rel + name)
+    broken = []
+    seen: set[tuple[str, str]] = set()
+    for page in sorted(pages):
+        text = (site / page).read_text(encoding="utf-8", errors="replace")
+        here = posixpath.dirname(page)
+        for m in _LINK.finditer(text):
+            url = m.group(1) if m.group(1) is not None else m.group(2)
+            if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
+                continue
+            path = html.unescape(url).split("#", 1)[0].split("?", 1)[0]
+            if path.startswith(base) and base != "/":
+                path = "/" + path[len(base):]
+            if not path:
+                continue
+            key = (here, path)
+            if key in seen:
+                continue
+            seen.add(key)
+            target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(here, path))
+            if later is not None and target.startswith(SEARCH_ROOT):
+                later.add(f"{page} -> {url}\0{target}")
+                continue
+            if target == ".." or target.startswith("../"):
+                broken.append(f"{page} -> {url} (outside the site)")
+            elif target not in files and (target.rstrip("/") + "/index.html").lstrip("/") not in files and not (target == "." and "index.html" in files):
+                broken.append(f"{page} -> {url}")
+    return broken

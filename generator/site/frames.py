@@ -1,0 +1,158 @@
+"""The catalog's pages as HTML: the one way catalog text reaches a page, and the frames the pages are written in.
+
+Catalog text is upstream text. Every catalog value (a project, a release, a path, a template, anything in its
+files) reaches a page only through `esc`, and a URL or a file name only through `segment`; Markdown never reads
+any of it: the catalog's home is a Markdown page whose content is one raw HTML block built here.
+
+Pages written straight to HTML inside the theme: the site builder renders one frame page per depth (a page
+whose title, description and body are markers), and every page of that depth is the frame with the markers and
+the frame's own address replaced. Links in a built page are relative, so a frame serves only pages at its depth.
+Used for the catalog's thousands of project, module and release pages (generator/site/catalogpages.py); the pages
+stay out of the Markdown build, which would spend most of the build's time on them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+from .. import chars, routes
+from ..labels import CATALOG_LABELS, catalog_label
+from .markup import front_matter_value
+
+FRAME = "_frame"  # never a project slug (those start with a letter or digit)
+FRAMES = {depth: "catalog/" + "/".join([FRAME] * (depth - 1)) + "/" for depth in (2, 4)}
+MARK_TITLE, MARK_DESCRIPTION, MARK_BODY = "ERRDEXFRAMETITLE", "ERRDEXFRAMEDESCRIPTION", "ERRDEXFRAMEBODY"
+_KEPT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")  # every valid slug, release and entry hash: a segment as it is
+MAX_SEGMENT = 200
+_PAGE_URL = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)+")  # what a framed page's address may be
+
+
+class FrameError(Exception):
+    """A frame the builder rendered is not as expected (a theme change moved a marker), or a page's address is
+    not one the catalog's URLs make."""
+
+
+def esc(value: object) -> str:
+    """Catalog text as HTML text or a quoted attribute value: the one way a catalog value reaches a page. Escaped
+    (quotes too), unsafe characters replaced (generator/chars.py), line breaks as character references, so that no
+    value can end a raw HTML block of a Markdown page or begin a line that Markdown reads."""
+    return html.escape(chars.scrub(str(value)), quote=True).replace("\n", "&#10;")
+
+
+def segment(value: str) -> str:
+    """A catalog value as one URL path segment and file name: as it is when it is letters, digits, '.' and '-'
+    from a letter or digit on (every valid slug, release and entry hash), else 'x_' and the routes' injective
+    escape (no kept segment holds '_', so none collides with an escaped one; '/' and '..' never survive)."""
+    return _bounded(value if _KEPT.fullmatch(value) else "x_" + routes._path_segment(value))
+
+
+def module_key(module: str) -> str:
+    """A module as one path segment: its folders joined by '.', each made safe ('_' escapes)."""
+    if module == "(top level)":
+        return "_top"
+    key = ".".join(routes._path_segment(part) for part in module.split("/"))
+    return _bounded(key if key.strip(".") else f"_dots{len(key)}")  # only empty folder names give dots alone
+
+
+def _bounded(name: str) -> str:
+    """A segment a file system takes: past MAX_SEGMENT characters (no valid catalog value comes near), its start
+    and a digest of the whole."""
+    if len(name) <= MAX_SEGMENT:
+        return name
+    return f"{name[:MAX_SEGMENT - 20]}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def project_url(slug: str, lang: str | None = None) -> str:
+    return routes.catalog_page_url("catalog_project", segment(slug), lang=lang)
+
+
+def module_url(slug: str, module: str, lang: str | None = None) -> str:
+    return routes.catalog_page_url("catalog_module", segment(slug), module_key(module), lang=lang)
+
+
+def release_url(slug: str, release: str, lang: str | None = None) -> str:
+    return routes.catalog_page_url("catalog_release", segment(slug), segment(release), lang=lang)
+
+
+def nav_with_catalog(nav: list, lang: str) -> list:
+    """A config's nav with the catalog's home after the first section ("Browse")."""
+    at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and isinstance(next(iter(item.values())), list)), len(nav))
+    return nav[:at] + [{catalog_label("catalog", lang): "catalog/index.md"}] + nav[at:]
+
+
+def overview_page(view, lang: str) -> str:
+    """The catalog's home: per project its releases and counts, as one raw HTML block of escaped text."""
+    L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
+    projects = sorted(view.catalog.projects.items())
+    intro = L("catalog_intro", n=str(len(projects)), releases=str(sum(len(p.releases) for _, p in projects)))
+    head = "".join(f"<th>{esc(L(key))}</th>" for key in ("project", "harvested", "messages", "user_facing", "with_guide"))
+    rows = []
+    for slug, p in projects:
+        url = routes.relative(routes.CATALOG_PAGES["catalog"], project_url(slug))
+        user, guided = view.counts(p.entries)
+        cells = [f'<a href="{esc(url)}">{esc(slug)}</a>', f"{len(p.releases)} ({esc(p.releases[0])} – {esc(p.releases[-1])})",
+                 f"{len(p.entries):,}", f"{user:,}", str(guided)]
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    return (f"---\ntitle: {front_matter_value(L('catalog'))}\ndescription: {front_matter_value(intro)}\n---\n\n"
+            f"# {L('catalog')}\n\n<p>{esc(intro)}</p>\n\n"
+            f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n")
+
+
+def source_pages(view, lang: str) -> dict[str, str]:
+    """The catalog's Markdown pages for one language's docs folder: its home, the entry view and the frames."""
+    pages = {"catalog/index.md": overview_page(view, lang)}
+    labels = json.dumps({k: v[lang] for k, v in CATALOG_LABELS.items()}, ensure_ascii=False, sort_keys=True)
+    depth = routes.CATALOG_PAGES["catalog_entry"].count("/")
+    script = "../" * depth + "assets/javascripts/errdex-catalog.js"
+    api = "../" * depth + routes.to_site_root(lang) + routes.api_url("catalog_entry", "{key}", project="{project}")
+    issue = routes.issue_form(view.repo_url, "new_error", {}) if view.repo_url else ""
+    pages["catalog/entry/index.md"] = (
+        f"---\ntitle: {json.dumps(catalog_label('entry', lang), ensure_ascii=False)}\n"
+        f"description: {json.dumps(catalog_label('entry_intro', lang), ensure_ascii=False)}\nhide:\n  - toc\n---\n\n"
+        f"# {catalog_label('entry', lang)}\n\n"
+        f'<div class="errdex-cat-view" data-errdex-lang="{lang}" data-errdex-labels="{esc(labels)}" '
+        f'data-errdex-api="{esc(api)}" data-errdex-issue="{esc(issue)}">'
+        f'<p>{esc(catalog_label("loading", lang))}</p></div>\n'
+        f'<noscript><p>{esc(catalog_label("entry_intro", lang))}</p></noscript>\n'
+        f'<script src="{script}" defer></script>\n'
+    )
+    for url in FRAMES.values():
+        pages[url + "index.md"] = (f"---\ntitle: {MARK_TITLE}\ndescription: {MARK_DESCRIPTION}\nhide:\n  - toc\n---\n\n"
+                                   f"# {MARK_TITLE}\n\n{MARK_BODY}\n")
+    return pages
+
+
+def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]]) -> int:
+    """Write `pages` (URL relative to the language root `site` -> title, description, body HTML) in their frames,
+    then remove the frames. Returns how many pages were written."""
+    frames = {}
+    for depth, url in FRAMES.items():
+        text = (site / url / "index.html").read_text(encoding="utf-8")
+        for mark in (MARK_TITLE, MARK_DESCRIPTION):
+            if mark not in text:
+                raise FrameError(f"the frame {url} has no {mark}")
+        body = f"<p>{MARK_BODY}</p>"
+        if text.count(body) != 1:
+            raise FrameError(f"the frame {url} holds its body marker {text.count(body)} times, not once")
+        frames[depth] = (url, text)
+    shutil.rmtree(site / "catalog" / FRAMES[2].split("/")[1])
+    for url, (title, description, body) in sorted(pages.items()):
+        depth = url.count("/")
+        if depth not in frames:
+            raise FrameError(f"no frame for {url} (depth {depth})")
+        if not _PAGE_URL.fullmatch(url) or "/../" in f"/{url}" or "/./" in f"/{url}":
+            raise FrameError(f"{url!r} is not a catalog page's address: it would be written outside its folder")
+        frame_url, text = frames[depth]
+        head, tail = text.split(f"<p>{MARK_BODY}</p>")
+        head, tail = (part.replace(MARK_TITLE, esc(title)).replace(MARK_DESCRIPTION, esc(description))
+                      .replace(frame_url, esc(url)) for part in (head, tail))
+        page = head + body + tail  # the body last: nothing in it is ever taken for a marker
+        target = site / url / "index.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    return len(pages)
