@@ -331,7 +331,7 @@ class Record(_Model):
     )
     repo: Repo = Field(description="The project whose code raises the error.")
     domain: Slug = Field(examples=["llm"])
-    category: Slug = Field(examples=["resource_error"], description="One of generator.model.CATEGORIES (REC013 flags another).")
+    category: Slug = Field(examples=["resource_error"], description="One of generator.records.model.CATEGORIES (REC013 flags another).")
     subcategory: Slug | None = None
     tags: Annotated[list[Slug], Field(max_length=LIST)] = Field(default_factory=list)
     error: ErrorInfo

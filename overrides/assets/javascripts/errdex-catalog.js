@@ -1,6 +1,6 @@
 /*
  * The catalog's entry view (catalog/entry/?id=<project>/<16 hex>): one entry of the message catalog, rendered
- * from its API file. The page (generator/frames.py) hands over, as data attributes of .errdex-cat-view: the
+ * from its API file. The page (generator/site/frames.py) hands over, as data attributes of .errdex-cat-view: the
  * words (data-errdex-labels, from generator/labels.py CATALOG_LABELS), the API file's address with {project}
  * and {key} to fill (data-errdex-api, from the routes table), the new-error issue form (data-errdex-issue) and
  * the page's language (data-errdex-lang). Catalog text only ever becomes text nodes, never markup.

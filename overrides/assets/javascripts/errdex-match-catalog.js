@@ -1,12 +1,12 @@
 /* errdex matcher, the catalog part of the worker (loaded by errdex-match-worker.js with importScripts).
  *
- * The catalog's match index (the route catalog_match_index, written by generator/catalogmatch.py) maps key
+ * The catalog's match index (the route catalog_match_index, written by generator/api/catalogmatch.py) maps key
  * tokens to probes (a part of each entry's literal); a paste's lines are split into tokens on [^A-Za-z0-9_]+,
  * and an entry is a candidate on a line only when the line holds its probe (probes without a key token, or
  * whose token many share, are found by their rarest 4-character piece instead). Only then are the shards holding the
  * candidates fetched (their patterns, templates, releases and sites), and the patterns run, by the worker's own
  * loop, ranked with the records (match.json's rules). Traceback frames are read with the index's frame pattern
- * and looked up in the site shards, as generator/matchcatalog.traceback_fit does. Every pattern here, the frame
+ * and looked up in the site shards, as generator/catalog/query.traceback_fit does. Every pattern here, the frame
  * pattern included (its id is FRAME_ID), runs through the worker's `execute`, as the records' do: the page can
  * leave any of them out.
  */
@@ -128,11 +128,11 @@ function crc32(text) {
 
 function basename(path) { return path.slice(path.lastIndexOf("/") + 1); }
 
-// Blanks collapsed, ends trimmed (generator/catalogquery: _BLANKS, statement_head).
+// Blanks collapsed, ends trimmed (generator/catalog/query: _BLANKS, statement_head).
 function squeeze(s) { return s.replace(/[ \t]+/g, " ").replace(/^[ \t\r]+|[ \t\r]+$/g, ""); }
 
 // The frames of a traceback: [path, line, source line or null] for the first max_frames `File "...py", line N`;
-// the source line is the next line, unless that is another frame or blank (generator/catalogquery._frames).
+// the source line is the next line, unless that is another frame or blank (generator/catalog/query._frames).
 function frames(text) {
   var out = [], at = 0, m;
   while (out.length < catalog.maxFrames && (m = execute(catalog.frame, text, at)) !== null) {
@@ -167,7 +167,7 @@ function spans(indices) {
   return out;
 }
 
-// The releases a traceback fits, per project (generator/matchcatalog.traceback_fit, step for step).
+// The releases a traceback fits, per project (generator/catalog/query.traceback_fit, step for step).
 function tracebackFit(found, docs) {
   var fits = new Map();
   found.forEach(function (f) {
@@ -196,7 +196,7 @@ function tracebackFit(found, docs) {
   });
 }
 
-// The index of a release in a project's order, tolerant of a leading "v" either way (as generator.mcp.catalog).
+// The index of a release in a project's order, tolerant of a leading "v" either way (as generator.catalog.query).
 function releaseIndex(slug, version) {
   var names = catalog.projects[slug] ? catalog.projects[slug].releases : [];
   var other = /^[vV]/.test(version) ? version.slice(1) : "v" + version;
@@ -205,7 +205,7 @@ function releaseIndex(slug, version) {
 }
 
 // An entry as the page shows it: releases as names, the raise site at release `at` when it has the message,
-// else the newest site (generator.mcp.catalog.entry_summary).
+// else the newest site (generator.catalog.query.entry_summary).
 function entrySummary(p, at) {
   var e = p.entry, names = catalog.projects[p.project].releases;
   var present = at !== null && e.releases.some(function (r) { return r[0] <= at && at <= r[1]; });
@@ -222,7 +222,7 @@ function entrySummary(p, at) {
   };
 }
 
-// A site as generator.catalogquery.site_json gives it: at release `at`, the line the statement has there.
+// A site as generator.catalog.query.site_json gives it: at release `at`, the line the statement has there.
 function siteJson(s, at, names) {
   var out = { from: names[s[0]], to: names[s[1]], path: s[2], line: s[3] };
   if (s[4]) {

@@ -2,10 +2,10 @@
  *
  * The page hands it the text of the pattern file, match.json (fetched once per page), and the ids of patterns
  * to leave out. Each pattern there carries `js_source` and `js_flags` (the record's pattern
- * rewritten for JavaScript with the same meaning; see generator/portable.py), `literals` (every match
+ * rewritten for JavaScript with the same meaning; see generator/match/portable.py), `literals` (every match
  * contains one of them), and what ranking needs: `specificity`, `anchored`, `exception_name`. How they weigh is
- * match.json's `rules` (generator/matchrules.py): no weight is written here. The same steps as `errdex match`
- * (generator/match.py), so both rank alike (tests/fixtures/match-conformance.json holds the cases both pass):
+ * match.json's `rules` (generator/match/rules.py): no weight is written here. The same steps as `errdex match`
+ * (generator/match/engine.py), so both rank alike (tests/fixtures/match-conformance.json holds the cases both pass):
  *   - index every literal by its rarest 4-character piece (rarest among all the literals, so that common
  *     words like "Failed" do not make huge buckets); on each line, look up each 4-character window, then
  *     check that the whole literal is there; only then compile (once) and run the pattern;
@@ -21,7 +21,7 @@
  *
  * With the catalog's match index (errdex-match-catalog.js), each line is also looked up in the catalog; the
  * shards holding the candidates are fetched (the page is told: "fetching", then "fetched"), their patterns run
- * the same way, and all is ranked as generator/mcp/matching.match_items does: a catalog entry whose match
+ * the same way, and all is ranked as generator/bundle/answers.match_items does: a catalog entry whose match
  * overlaps a record's on the same line is attached to the record; with a release chosen for a project, its
  * entries gain rules.release_has_bonus or lose rules.release_lacks_penalty.
  */
@@ -173,7 +173,7 @@ function candidates(text, lower) {
   return found;
 }
 
-/* The string values of a JSON-object log line, decoded (keys sorted, depth first), as generator/match.py's
+/* The string values of a JSON-object log line, decoded (keys sorted, depth first), as generator/match/engine.py's
  * _json_strings; null for any other line. Values are taken from the first of them the pattern matches. */
 function jsonStrings(text) {
   var t = text.replace(/^\s+/, "");
@@ -249,7 +249,7 @@ function rank(hits) {
     if (h.exc && !r.first.exc) r.first = h;
   });
   var results = Array.from(byPattern.values());
-  // The reasons are data, as in generator/match.py: [rule, values...], the weight last.
+  // The reasons are data, as in generator/match/engine.py: [rule, values...], the weight last.
   results.forEach(function (r) {
     var why = [];
     r.score = r.p.spec;
@@ -369,7 +369,7 @@ function overlap(a, b) {
   return a.column < b.column + (b.span[1] - b.span[0]) && b.column < a.column + (a.span[1] - a.span[0]);
 }
 
-// Records and catalog entries in one ranking, as generator/mcp/matching.match_items: `version` maps a project to
+// Records and catalog entries in one ranking, as generator/bundle/answers.match_items: `version` maps a project to
 // the release the log comes from.
 function combine(results, version) {
   var items = [], byLine = new Map(), entries = [];
@@ -409,7 +409,7 @@ function combine(results, version) {
     items.push(item);
   });
   items.forEach(function (rec) {
-    // One release check per record, over every wording its text matched (generator/mcp/matching.match_items):
+    // One release check per record, over every wording its text matched (generator/bundle/answers.match_items):
     // the release has the message when it has any of them; the wordings it raises are listed first.
     if (!rec.checks) return;
     var best = rec.checks.reduce(function (b, c) { return c.change > b.change ? c : b; });

@@ -5,7 +5,7 @@
  * its own pages. Result titles are set as text; excerpts are parsed inertly and only <mark> survives.
  *
  * Chinese (a page whose search box has data-segment): the index holds every Han character as a word (see
- * generator/searchtext.py, the one home of the rule and of the character classes in data-segment). A query is
+ * generator/site/searchtext.py, the one home of the rule and of the character classes in data-segment). A query is
  * spaced the same way and asked for as an exact phrase; when the phrase finds nothing, its words in any order.
  * Titles and excerpts come back spaced: a space between two CJK characters is removed before they are shown.
  *
@@ -32,7 +32,7 @@
 
   function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
 
-  /* ---- Chinese: the same spacing as generator/searchtext.py, from the same character classes. */
+  /* ---- Chinese: the same spacing as generator/site/searchtext.py, from the same character classes. */
   var segment = root.getAttribute("data-segment");
   segment = segment ? JSON.parse(segment) : null;
   function charClass(ranges) {
