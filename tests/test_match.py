@@ -288,3 +288,21 @@ def test_javascript_form_means_the_same_as_re2(records):
     got = json.loads(out)
     mismatches = [(c[0], c[1], e, g) for c, e, g in zip(cases, expected, got) if e != g]
     assert not mismatches, mismatches[:5]
+
+
+def test_a_big_input_scanned_in_two_halves_gives_the_same_results(matcher):
+    """From PARALLEL_FROM bytes a second process scans the second half: ranks, first hits (line numbers across
+    the cut), counts, the lines and bytes read all equal a single pass's, whatever the cut falls on."""
+    import io
+
+    for tail in ("", "no newline at the end: ValueError: Failed to allocate 3 blocks for request r"):
+        data = ((LOG * 40) + tail).encode("utf-8")
+        one = matcher.find(io.BytesIO(data), parallel_from=1 << 60)
+        single = [(r.pattern.id, r.first, r.occurrences, r.lines, r.score, r.why) for r in one], matcher.lines_read, matcher.bytes_read
+        two = matcher.find(io.BytesIO(data), parallel_from=0)
+        halves = [(r.pattern.id, r.first, r.occurrences, r.lines, r.score, r.why) for r in two], matcher.lines_read, matcher.bytes_read
+        assert halves == single and single[0] and single[1] == data.count(b"\n") + (1 if tail else 0)
+        assert max(r.occurrences for r in one) >= 40
+        # every hit, on its own line number, on both sides of the cut
+        lines = [(h.pattern, h.line, h.exception_on_line) for h in matcher.scan(io.BytesIO(data), repeats=True)]
+        assert [(h.pattern, h.line, h.exception_on_line) for h in matcher._scan_halves(io.BytesIO(data))] == lines
