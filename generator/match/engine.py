@@ -197,7 +197,9 @@ class Matcher:
         reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
 
         def second() -> None:
-            hits = list(self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base))
+            # as plain tuples: a dataclass is slow to unpickle a hundred thousand times
+            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line)
+                    for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
             writer.send((hits, self.lines_read, self.bytes_read))
 
         child = multiprocessing.get_context("fork").Process(target=second, daemon=True)
@@ -210,7 +212,7 @@ class Matcher:
         finally:
             child.join()
         self.lines_read, self.bytes_read = (lines + more_lines if cut < len(data) else lines), size + more_size
-        return hits + more
+        return hits + [Hit(*h) for h in more]
 
     def scan(self, stream: IO[bytes], repeats: bool = False, first_line: int = 1) -> Iterator[Hit]:
         """Every hit in a binary stream, in order of lines (numbered from `first_line`). With `repeats`, a
@@ -287,16 +289,19 @@ class Matcher:
         return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
 
     def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
-        candidates: set[int] = set(self.always)
-        for li in literals:
-            candidates.update(self.literal_patterns[li])
-        if not candidates:
-            return
+        candidates: Iterable[int]
+        if len(literals) == 1 and not self.always:  # the usual case: one literal's patterns, already in order
+            candidates = self.literal_patterns[next(iter(literals))]
+        else:
+            merged: set[int] = set(self.always)
+            for li in literals:
+                merged.update(self.literal_patterns[li])
+            candidates = sorted(merged)
         # An ASCII line reads the same as bytes and as text: each pattern is tried on the bytes first (one call
         # into RE2), and the line is decoded only for a hit that needs its text and values.
         ascii_line, text, limit_chars = line.isascii(), None, None
         seen = self._seen
-        for pi in sorted(candidates):
+        for pi in candidates:
             name_bytes, full = self._encoded(pi)
             if full and not any(x in line for x in full):
                 continue  # the line holds the start of a literal, not all of it
