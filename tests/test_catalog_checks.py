@@ -227,3 +227,45 @@ def test_the_shapes_of_real_catalog_values_pass() -> None:
     for kind, values in REAL_SHAPES.items():
         check = jsonschema_rs.validator_for(getattr(catalogschema, kind.upper()))
         assert [v for v in values if not check.is_valid(v)] == [], kind
+
+
+def test_a_big_files_patterns_checked_in_two_processes_give_the_same_findings(monkeypatch, tmp_path) -> None:
+    """From PARALLEL_PATTERNS patterns in a file, a second process checks half of them: the findings, and their
+    order, are a single pass's (a file with pattern findings on both sides of the cut, and every invalid fixture)."""
+    import json
+    import shutil
+
+    from generator.checks import catalog as checks
+
+    folder = tmp_path / "catalog"
+    shutil.copytree(CATALOG / "valid", folder)
+    base = json.loads((folder / "demo.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    rows = []
+    for i in range(40):
+        template = f"Queue {i} is full: {{}} waiting"
+        pattern = f"Queue {i} is full: (\\d+) waiting" if i % 3 else f"(?=Q)ueue {i} is full"  # CAT005, CAT009
+        rows.append({**base, "template": template, "pattern": pattern, "literal": f"Queue {i} is full: ",
+                     "id": checks.entry_id("demo", template)})
+    rows.sort(key=lambda r: r["id"])
+    (folder / "demo.jsonl").write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows), encoding="utf-8")
+
+    def findings() -> list:
+        return [f for f in check_catalog(folder)] + [f for path in INVALID for f in check_catalog(path)]
+
+    monkeypatch.setenv("ERRDEX_NO_CACHE", "1")
+    single = findings()
+    monkeypatch.setattr(checks, "PARALLEL_PATTERNS", 1)
+    _HALVES.clear()
+    monkeypatch.setattr(checks, "_patterns_of", _counted)
+    assert findings() == single and sum(f.code == "CAT005" for f in single) >= 10
+    assert 20 in _HALVES  # the two-process path ran (this process's half is counted here)
+
+
+_HALVES: list[int] = []
+
+
+def _counted(path, jobs):
+    from generator.checks import catalog as checks
+
+    _HALVES.append(len(jobs))
+    return [list(checks._check_pattern(path, entry, where)) for entry, where in jobs]

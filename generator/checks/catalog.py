@@ -99,6 +99,21 @@ def _parse(n: int, line: str) -> tuple[dict | None, str]:
 
 
 def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
+    """Every line's findings, in line order. The patterns' checks (most of the time: each pattern is analysed for
+    portability and speed) run after the other checks of the file, in two processes for a big file."""
+    steps: list[Finding | tuple[dict, tuple[int, int]]] = []  # a finding, or a pattern to check there
+    for item in _line_checks(path, releases):
+        steps.append(item)
+    jobs = [step for step in steps if isinstance(step, tuple)]
+    found = iter(_pattern_findings(path, jobs))
+    for step in steps:
+        if isinstance(step, tuple):
+            yield from next(found)
+        else:
+            yield step
+
+
+def _line_checks(path: Path, releases: list[str] | None) -> Iterator[Finding | tuple[dict, tuple[int, int]]]:
     slug = _slug(path)
     order = {v: i for i, v in enumerate(releases or [])}
     seen: dict[str, int] = {}
@@ -127,9 +142,31 @@ def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
         if line != canonical or eid < previous_id:
             yield make("CAT007", str(path), "", f"{eid}: lines must be canonical JSON (keys sorted, compact, LF) in id order", where)
         previous_id = max(previous_id, eid)
-        yield from _check_pattern(path, entry, where)
+        yield {key: entry[key] for key in ("id", "pattern", "template")}, where
         if releases is not None:
             yield from _check_versions(path, entry, order, where)
+
+
+PARALLEL_PATTERNS = 1000  # from this many patterns in a file, two processes check them
+
+
+def _pattern_findings(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[list[Finding]]:
+    """Each job's pattern findings, in the jobs' order; two processes share a big file's (fork, 2+ cores)."""
+    import multiprocessing
+
+    if len(jobs) < PARALLEL_PATTERNS or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [list(_check_pattern(path, entry, where)) for entry, where in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    half = (len(jobs) + 1) // 2
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+        second = pool.submit(_patterns_of, path, jobs[half:])
+        first = _patterns_of(path, jobs[:half])
+        return first + second.result()
+
+
+def _patterns_of(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[list[Finding]]:
+    return [list(_check_pattern(path, entry, where)) for entry, where in jobs]
 
 
 def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[Finding]:
