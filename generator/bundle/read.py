@@ -158,6 +158,21 @@ def open_knowledge(data: Path | None, log: IO[str], *, catalog: bool = True, eng
     """The knowledge `errdex match` and `errdex mcp` answer from: the bundle of the records in `data` (default:
     ./data/errors, else the checkout's) and the catalog beside them (data/catalog), from the cache or made now;
     outside any checkout, the bundle installed with errdex. Returns why there is none instead, as a sentence."""
+    for attempt in range(2):
+        found = open_bundle(data, log, cache)
+        if isinstance(found, str):
+            return found
+        try:
+            return read(found, catalog=catalog, engine=engine)
+        except BundleError as exc:  # a damaged section in the cache's copy: it is made again, once
+            if attempt or found.path == WHEEL_BUNDLE:
+                return str(exc)
+            found.path.unlink(missing_ok=True)
+    raise AssertionError("unreachable")
+
+
+def open_bundle(data: Path | None, log: IO[str], cache: Path | None = None) -> Bundle | str:
+    """The bundle open_knowledge reads (made now when the cache has none for this data), or why there is none."""
     from . import checkout
 
     data = data or checkout.default_data()
@@ -165,20 +180,9 @@ def open_knowledge(data: Path | None, log: IO[str], *, catalog: bool = True, eng
         if not WHEEL_BUNDLE.is_file():
             return "no records here (data/errors) and no knowledge bundle installed; pass --data or --index"
         try:
-            return read(Bundle(WHEEL_BUNDLE), catalog=catalog, engine=engine)
+            return Bundle(WHEEL_BUNDLE)
         except BundleError as exc:
             return str(exc)
     if not Path(data).is_dir():
         return f"{data} is not a folder of records"
-    settings = checkout.mkdocs_settings(data)
-    for attempt in range(2):
-        found = cached(Path(data), Path(data).parent / "catalog", settings, log, cache)
-        if isinstance(found, str):
-            return found
-        try:
-            return read(found, catalog=catalog, engine=engine)
-        except BundleError:  # a damaged section in the cache's copy: it is made again, once
-            if attempt:
-                raise
-            found.path.unlink(missing_ok=True)
-    raise AssertionError("unreachable")
+    return cached(Path(data), Path(data).parent / "catalog", checkout.mkdocs_settings(data), log, cache)

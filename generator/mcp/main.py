@@ -53,28 +53,39 @@ def _load(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
 
 
 def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: Path | None, repo_url: str | None) -> int:
-    """Serve the knowledge bundle of the records and the catalog beside them (made once, kept in the cache); with
-    --api or --catalog, what those name, loaded now."""
+    """Serve the knowledge bundle of the records and the catalog beside them (made now when the cache has none for
+    this data, so that records that do not validate are reported before serving); its sections are read on the
+    first tool call, so the server is ready as soon as the protocol is. With --api or --catalog, what those name,
+    loaded now."""
     if api is None and catalog is None:
-        from ..bundle.read import open_knowledge
+        from ..bundle.read import open_bundle, read
 
-        knowledge = open_knowledge(data, sys.stderr)
-        if isinstance(knowledge, str):
-            sys.stderr.write(f"errdex mcp: {shown(knowledge)}\n")
+        bundle = open_bundle(data, sys.stderr)
+        if isinstance(bundle, str):
+            sys.stderr.write(f"errdex mcp: {shown(bundle)}\n")
             return 2
-        if repo_url:
-            knowledge.repo_url = repo_url
+
+        def knowledge() -> Knowledge:
+            k = read(bundle)
+            k.repo_url = repo_url or k.repo_url
+            _report(k)
+            return k
     else:
         try:
-            knowledge = load_knowledge(api, data, catalog, cache_dir, repo_url)
+            loaded = load_knowledge(api, data, catalog, cache_dir, repo_url)
         except SourceError as exc:
             sys.stderr.write(f"errdex mcp: {shown(exc)}\n")
             return 2
-    for pid, why in knowledge.matcher.skipped:
-        sys.stderr.write(f"errdex mcp: pattern of {shown(pid)} skipped: {shown(why)}\n")
-    if knowledge.catalog.problem_count:
-        sys.stderr.write(f"errdex mcp: {knowledge.catalog.problem_count} catalog lines skipped; first: {shown(knowledge.catalog.problems[0])}\n")
+        _report(loaded)
+        knowledge = lambda: loaded  # noqa: E731
     from .server import run
 
     run(knowledge)
     return 0
+
+
+def _report(knowledge: Knowledge) -> None:
+    for pid, why in knowledge.matcher.skipped:
+        sys.stderr.write(f"errdex mcp: pattern of {shown(pid)} skipped: {shown(why)}\n")
+    if knowledge.catalog.problem_count:
+        sys.stderr.write(f"errdex mcp: {knowledge.catalog.problem_count} catalog lines skipped; first: {shown(knowledge.catalog.problems[0])}\n")

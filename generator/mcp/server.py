@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -60,8 +62,10 @@ def _tool_errors(fn):
     return wrapper
 
 
-def build_server(k: Knowledge) -> MCPServer:
-    """An MCPServer with errdex's tools and resources, answering from `k`."""
+def build_server(knowledge: Knowledge | Callable[[], Knowledge]) -> MCPServer:
+    """An MCPServer with errdex's tools and resources, answering from `knowledge` (or from what a function gives
+    when the first tool call asks: the server is ready before the knowledge is read)."""
+    k = _Ready(knowledge)
     server = MCPServer(
         name="errdex",
         title="errdex",
@@ -83,7 +87,7 @@ def build_server(k: Knowledge) -> MCPServer:
     ) -> Result:
         """Find the known errors in a log or traceback: records and catalog entries, best first, each with the
         matched line and span, the values its placeholders captured, the raise site and the releases."""
-        return _result(tools.match_log(k, text, versions, limit, cursor))
+        return _result(tools.match_log(k(), text, versions, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)
     @_tool_errors
@@ -93,7 +97,7 @@ def build_server(k: Knowledge) -> MCPServer:
     ) -> Result:
         """One record: the structured result is the API's errors/<id>.json document (English and Chinese, with
         links); the text is a short summary in `lang`. Aliases resolve to the record."""
-        doc, text = tools.get_error(k, id, lang)
+        doc, text = tools.get_error(k(), id, lang)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=doc)
 
     @server.tool(annotations=READ_ONLY)
@@ -105,7 +109,7 @@ def build_server(k: Knowledge) -> MCPServer:
         cursor: Cursor = None,
     ) -> Result:
         """Full-text search over the records' titles, messages and explanations in one language."""
-        return _result(tools.search(k, query, lang, limit, cursor))
+        return _result(tools.search(k(), query, lang, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)
     @_tool_errors
@@ -118,7 +122,7 @@ def build_server(k: Knowledge) -> MCPServer:
         cursor: Cursor = None,
     ) -> Result:
         """What raises at a file and line in a release, from the catalog: the exact sites, else the nearest."""
-        return _result(tools.explain_site(k, package, version, path, line, limit, cursor))
+        return _result(tools.explain_site(k(), package, version, path, line, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)
     @_tool_errors
@@ -130,13 +134,13 @@ def build_server(k: Knowledge) -> MCPServer:
         cursor: Cursor = None,
     ) -> Result:
         """Error messages added, removed, reworded and moved between two releases of a project, from the catalog."""
-        return _result(tools.diff_errors(k, package, from_version, to_version, limit, cursor))
+        return _result(tools.diff_errors(k(), package, from_version, to_version, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)
     @_tool_errors
     def list_projects() -> Result:
         """The projects errdex knows: records per project, and the catalog's entries and release range."""
-        return _result(tools.list_projects(k))
+        return _result(tools.list_projects(k()))
 
     @server.tool(annotations=READ_ONLY)
     @_tool_errors
@@ -148,7 +152,7 @@ def build_server(k: Knowledge) -> MCPServer:
     ) -> Result:
         """A prefilled link to a public issue that reports whether a record's fix worked. Writes and sends
         nothing: the user opens the link."""
-        return _result(tools.report_outcome(k, id, fix, outcome, url))
+        return _result(tools.report_outcome(k(), id, fix, outcome, url))
 
     @server.resource(
         "errdex://errors/{+id}",
@@ -158,10 +162,10 @@ def build_server(k: Knowledge) -> MCPServer:
     )
     def record(id: str) -> str:
         try:
-            cid = k.resolve(id)
+            cid = k().resolve(id)
         except ToolInputError as exc:
             raise ResourceNotFoundError(str(exc)) from None
-        return k.api.documents[cid].decode("utf-8")
+        return k().api.documents[cid].decode("utf-8")
 
     @server.prompt(title="Diagnose an error with errdex")
     def diagnose(log: str, lang: str = "en") -> str:
@@ -181,6 +185,22 @@ def build_server(k: Knowledge) -> MCPServer:
     return server
 
 
-def run(k: Knowledge) -> None:
+class _Ready:
+    """The knowledge, read once, on the first call that needs it (tool calls run in worker threads)."""
+
+    def __init__(self, knowledge: Knowledge | Callable[[], Knowledge]):
+        self._made = knowledge if isinstance(knowledge, Knowledge) else None
+        self._make = None if self._made is not None else knowledge
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Knowledge:
+        if self._made is None:
+            with self._lock:
+                if self._made is None:
+                    self._made = self._make()
+        return self._made
+
+
+def run(knowledge: Knowledge | Callable[[], Knowledge]) -> None:
     """Serve on stdio until the client closes the connection."""
-    build_server(k).run("stdio")
+    build_server(knowledge).run("stdio")
