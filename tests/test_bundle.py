@@ -1,4 +1,4 @@
-"""The knowledge bundle (generator/bundle.py, bundlecompile.py, bundleread.py): made from checked records and the
+"""The knowledge bundle (generator/bundle/: the format, compile.py, read.py): made from checked records and the
 catalog, the same bytes for the same data, read lazily with the same answers as the data loaded whole, and never
 read when it is not the bundle of the data in use (stale, foreign, damaged or of another format)."""
 
