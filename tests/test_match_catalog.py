@@ -97,3 +97,32 @@ def test_a_traceback_frame_gives_the_releases_it_fits(capsys, tmp_path):
     log.write_text(TRACEBACK.replace("line 88", "line 87"), encoding="utf-8")
     main(["match", str(log), "--catalog", "--data", str(DATASET), "--format", "json"])
     assert json.loads(capsys.readouterr().out)["traceback"] == []
+
+
+def test_a_misspelt_project_is_refused_with_the_near_names(capsys, tmp_path):
+    code, _, err = _run(capsys, tmp_path, "--version", "dmeo==0.3.0")
+    assert code == 2 and "no project is named 'dmeo'; did you mean demo?" in err
+    code, _, err = _run(capsys, tmp_path, "--version", "zzz==1.0")
+    assert code == 2 and "the projects are demo" in err and "did you mean" not in err
+
+
+def test_a_terminal_on_standard_input_is_told_what_to_do(capsys, monkeypatch):
+    import io
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal(io.BytesIO(b"INFO start\n")))
+    assert main(["match", "--data", str(DATASET)]) == 1
+    got = capsys.readouterr()
+    assert "reading the log from standard input: paste it, then press Ctrl-D" in got.err
+    assert got.out.endswith("no known error found in standard input: 1 line, 11 bytes\n")
+
+
+def test_help_lists_what_people_look_up_first(capsys):
+    assert main(["--help"]) == 0
+    import re
+
+    commands = re.findall(r"^    ([a-z][a-z-]+)(?:\s|$)", capsys.readouterr().out, flags=re.M)
+    assert commands[:2] == ["match", "mcp"] and commands.index("validate") < commands.index("harvest")

@@ -140,7 +140,16 @@ def check_versions(k: Knowledge, versions: Any) -> dict[str, str]:
         try:
             slug = k.catalog.project(name).slug
         except CatalogQueryError:
-            slug = str(name).strip().lower()  # a project without a catalog: nothing to check the version against
+            slug = str(name).strip().lower()
+            known = set(k.catalog.projects) | {cid.split("/", 1)[0] for cid in k.api.documents}
+            if slug not in known:  # a misspelt project would be ignored without a word
+                import difflib
+
+                near = difflib.get_close_matches(slug, sorted(known), n=3, cutoff=0.6)
+                hint = f"did you mean {', '.join(near)}? " if near else ""
+                raise ToolInputError(f"versions: no project is named {str(name)[:60]!r}; {hint}the projects are "
+                                     f"{', '.join(sorted(known))}") from None
+            # a project with records but no catalog: nothing to check the release against
         out[slug] = version
     return out
 

@@ -207,6 +207,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
         return 2
+    if args.file == "-" and sys.stdin.isatty():  # else a bare `errdex match` would wait without a word
+        sys.stderr.write("errdex match: reading the log from standard input: paste it, then press Ctrl-D "
+                         "(or give a FILE: errdex match server.log)\n")
     if args.index is None:
         if args.explicit_catalog and not args.catalog:
             sys.stderr.write("errdex match: --catalog and --no-catalog contradict each other; pass one\n")

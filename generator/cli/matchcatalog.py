@@ -92,7 +92,7 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
         out.append("")
     more = f" (showing {top})" if len(items) > top else ""
     found = f"{len(items)} known error{'s' if len(items) != 1 else ''}" if items else "no known error"
-    out.append(f"{found} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} bytes")
+    out.append(f"{found} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} byte{'s' if size != 1 else ''}")
     return "\n".join(out) + "\n"
 
 

@@ -26,17 +26,29 @@ from .commands import (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="errdex", description="Check, build and query the errdex error knowledge base.")
+    parser = argparse.ArgumentParser(prog="errdex", description="Find the known errors in a log, and check, build and query the errdex error knowledge base.")
     parser.add_argument("--version", action="version", version=f"errdex {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="check records against the schema and the coded checks")
-    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
-    p.add_argument("--format", choices=sorted(FORMATTERS), default="text", help="output format (default: text)")
-    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the folder whose layout gives record ids (default: data/errors)")
-    p.add_argument("--base", metavar="REV", help="also check that no id or alias that existed at git revision REV is gone")
-    p.set_defaults(func=cmd_validate)
+    # People who look an error up first, then contributors, then maintainers: `errdex --help` lists them so.
+    p = sub.add_parser("match", help="find the known errors in a log or traceback (records and the catalog's messages), ranked, with their pages")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the log to read; - or nothing for standard input")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best answers (default: 10)")
+    p.add_argument("--index", default=None, metavar="PATH_OR_URL", help="match with the patterns of an API match.json (a file, or its https:// address) instead of the records")
+    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the checkout's, else the knowledge bundle installed with errdex)")
+    p.add_argument("--no-catalog", action="store_false", dest="catalog", help="leave out the catalog entries (every message the projects' releases raise, data/catalog), which are found by default")
+    p.add_argument("--catalog", action="store_true", dest="explicit_catalog", help="find catalog entries too (the default; kept for scripts that pass it)")
+    p.add_argument("--version", action="append", metavar="PROJECT==RELEASE", dest="versions", help="the release the log comes from (e.g. vllm==0.11.0), repeatable; what it raises ranks first, what it lacks last")
+    p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("mcp", help="serve the records and the catalog to AI agents: a Model Context Protocol server on stdio")
+    p.add_argument("--api", default=None, metavar="PATH_OR_URL", help="answer from a built API folder (site/api) or a published one (https://.../api/) instead of the records")
+    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the repository's)")
+    p.add_argument("--catalog", type=Path, default=None, help="the message catalog folder (default: data/catalog beside the records, when present)")
+    p.add_argument("--cache-dir", type=Path, default=None, help="where a fetched API is kept (default: $XDG_CACHE_HOME/errdex or ~/.cache/errdex)")
+    p.add_argument("--repo-url", default=None, help="where report_outcome files issues (default: repo_url in mkdocs.yml)")
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("build", help="check all records, then build the site and the JSON API")
     p.add_argument("--out", type=Path, default=Path("site"), help="output folder, replaced only by a complete build (default: site)")
@@ -59,6 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--catalog", type=Path, default=None, help="with --from-catalog: the catalog (default: data/catalog beside the records)")
     p.set_defaults(func=cmd_new)
 
+    p = sub.add_parser("validate", help="check records against the schema and the coded checks")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
+    p.add_argument("--format", choices=sorted(FORMATTERS), default="text", help="output format (default: text)")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the folder whose layout gives record ids (default: data/errors)")
+    p.add_argument("--base", metavar="REV", help="also check that no id or alias that existed at git revision REV is gone")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("mark-translated", help="record that the Chinese texts of records were reviewed against their English")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="record files or folders")
+    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
+    p.set_defaults(func=cmd_mark_translated)
+
     p = sub.add_parser("import", help="convert ErrLookup or deadends.dev records into errdex records")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSON (a record, an envelope or a list) or NDJSON")
     p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
@@ -66,11 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", default=None, help="OWNER/NAME for deadends records whose names tell no known project")
     p.add_argument("--no-merge", action="store_true", help="write a separate record even where one of the same error exists")
     p.set_defaults(func=cmd_import)
-
-    p = sub.add_parser("mark-translated", help="record that the Chinese texts of records were reviewed against their English")
-    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="record files or folders")
-    p.add_argument("--root", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
-    p.set_defaults(func=cmd_mark_translated)
 
     p = sub.add_parser("verify-sources", help="compare each snippet with the real file at its pinned commit")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="record files or folders (default: data/errors)")
@@ -105,30 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("match", help="find the known errors in a log or traceback, ranked, with the records' pages")
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the log to read; - or nothing for standard input")
-    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
-    p.add_argument("--top", type=int, default=10, metavar="N", help="show the N best records (default: 10)")
-    p.add_argument("--index", default=None, metavar="PATH_OR_URL", help="match with the patterns of an API match.json (a file, or its https:// address) instead of the records")
-    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the checkout's, else the match data installed with errdex)")
-    p.add_argument("--no-catalog", action="store_false", dest="catalog", help="leave out the catalog entries (every message the projects' releases raise, data/catalog), which are found by default")
-    p.add_argument("--catalog", action="store_true", dest="explicit_catalog", help="find catalog entries too (the default; kept for scripts that pass it)")
-    p.add_argument("--version", action="append", metavar="PROJECT==RELEASE", dest="versions", help="the release the log comes from (e.g. vllm==0.11.0), repeatable; what it raises ranks first, what it lacks last")
-    p.set_defaults(func=cmd_match)
-
     p = sub.add_parser("bundle", help="write the knowledge bundle (the records and the catalog, compiled) that an installed wheel answers from")
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")
     p.add_argument("--catalog", type=Path, default=None, help="the catalog folder (default: data/catalog beside the records)")
     p.add_argument("--out", type=Path, default=None, help="where to write it (default: generator/data/knowledge.bundle, which the wheel ships)")
     p.set_defaults(func=cmd_bundle)
-
-    p = sub.add_parser("mcp", help="serve the records and the catalog to AI agents: a Model Context Protocol server on stdio")
-    p.add_argument("--api", default=None, metavar="PATH_OR_URL", help="answer from a built API folder (site/api) or a published one (https://.../api/) instead of the records")
-    p.add_argument("--data", type=Path, default=None, help="the records folder (default: data/errors here, else the repository's)")
-    p.add_argument("--catalog", type=Path, default=None, help="the message catalog folder (default: data/catalog beside the records, when present)")
-    p.add_argument("--cache-dir", type=Path, default=None, help="where a fetched API is kept (default: $XDG_CACHE_HOME/errdex or ~/.cache/errdex)")
-    p.add_argument("--repo-url", default=None, help="where report_outcome files issues (default: repo_url in mkdocs.yml)")
-    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("schema", help="print the record JSON Schema, or write it to schema/error.schema.json")
     p.add_argument("--write", action="store_true", help="write schema/error.schema.json instead of printing")

@@ -97,10 +97,11 @@ def format_text(results: list[Result], top: int, source: str, lines: int, size: 
         out.append("")
     more = f" (showing {top})" if len(results) > top else ""
     source = shown(source)
+    read = f"{lines} line{'s' if lines != 1 else ''}, {size} byte{'s' if size != 1 else ''}"
     if results:
-        out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {lines} lines, {size} bytes")
+        out.append(f"{len(results)} known error{'s' if len(results) != 1 else ''} found in {source}{more}: {read}")
     else:
-        out.append(f"no known error found in {source}: {lines} lines, {size} bytes")
+        out.append(f"no known error found in {source}: {read}")
     return "\n".join(out) + "\n"
 
 
