@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..records.evidence import evidence_document
+from ..records.evidence import best_fix_document, evidence_document
 from ..records.bilingual import translation_slots
 from ..labels import page_title
 from ..match.rules import match_document
@@ -88,6 +88,7 @@ def record_document(record: Record, names: dict[str, str], links: Links) -> dict
     counted = evidence_document(record)
     if counted:
         doc["evidence"] = counted
+    doc["best_fix"] = best_fix_document(record)
     if record.superseded_by is not None:
         successor = names.get(record.superseded_by)
         if successor is None:

@@ -78,8 +78,16 @@ def component_schemas(api_version: str) -> dict[str, Any]:
                     {"id": _str("Canonical id of the successor."), "links": _ref("PageLinks")},
                     ["id", "links"],
                 ),
+                "best_fix": _object(
+                    "The solution to try first, chosen by counted evidence: the most reports that it worked, then the fewest that it failed, then the record's order.",
+                    {"fix": _str("JSON pointer of the solution in `record`, such as `/solutions/0` (its Chinese text is at the same index of `solutions_zh`)."),
+                     **{k: {"type": "integer", "minimum": 0, "description": d} for k, d in (
+                         ("worked", "Linked reports in which it worked."), ("failed", "Linked reports in which it failed."),
+                         ("partial", "Linked reports in which it partly worked."), ("reports", "All linked reports about it; 0: not yet reported."))}},
+                    ["fix", "worked", "failed", "partial", "reports"],
+                ),
             },
-            ["links", "record"],
+            ["links", "record", "best_fix"],
         ),
         "IndexEntry": _object(
             "One record in the index.",

@@ -66,6 +66,16 @@ def _hit_lines(item: dict[str, Any]) -> list[str]:
     return out
 
 
+def _fix_lines(fix: dict[str, Any] | None) -> list[str]:
+    """The best fix (by counted reports) and its count: "worked in 3 of 4 reports", or "not yet reported"."""
+    if not fix:
+        return []
+    n = fix["reports"]
+    said = f"worked in {fix['worked']} of {n} report{'s' if n != 1 else ''}" if n else "not yet reported"
+    text = " ".join(fix["text"].split())
+    return [f"   fix ({said}): {shown(text if len(text) <= 300 else text[:299] + '…')}"]
+
+
 def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
     out = []
     for fit in fits:
@@ -82,6 +92,7 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
         if item["type"] == "record":
             out.append(f"   {shown(item['title'])}")
             out += _hit_lines(item)
+            out += _fix_lines(item.get("fix"))
             out.append(f"   page: {shown(item.get('url', ''))}")
             for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
                 out.append(f"   raised by {shown(c['project'])} releases {_ranges(c)}")

@@ -85,6 +85,21 @@ def overall(record: Record) -> Tally:
     return Tally("/fixes", sum(t.worked for t in parts), sum(t.failed for t in parts), sum(t.partial for t in parts))
 
 
+def best_fix(record: Record) -> tuple[int, Tally]:
+    """The solution to show first, chosen by counted evidence: the most "worked" reports, then the fewest "failed",
+    then the record's order; with its tally (all zero when no report names it)."""
+    found = tallies(record)
+    counts = [found.get(f"/solutions/{i}", Tally(f"/solutions/{i}")) for i in range(len(record.solutions))]
+    best = min(range(len(counts)), key=lambda i: (-counts[i].worked, counts[i].failed, i))
+    return best, counts[best]
+
+
+def best_fix_document(record: Record) -> dict[str, Any]:
+    """What the API says of the best fix: which solution (a JSON pointer into the record) and its reports."""
+    index, t = best_fix(record)
+    return {"fix": f"/solutions/{index}", "worked": t.worked, "failed": t.failed, "partial": t.partial, "reports": t.reports}
+
+
 def evidence_document(record: Record) -> dict[str, Any]:
     """What the API adds to a record: each fix's tally (only fixes with reports), and all fixes together."""
     found = tallies(record)

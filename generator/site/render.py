@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import routes
 from ..labels import LABELS, VALUE_LABELS, category_label, page_title
-from ..records.evidence import overall, tallies
+from ..records.evidence import best_fix, overall, tallies
 from .fixes import DATASETS, estimate_text, fix_items, tally_of, tally_view
 from .markup import clean, code_block, diff_block, env, pick, pick_all, safe_url, snippet_block
 from ..records.model import RELATIONS, Record
@@ -282,12 +282,10 @@ def error_page_context(record: Record, lang: str, data: Dataset, links: SiteLink
         "explanation": pick(record, "explanation", lang),
         "root_cause": pick(record, "root_cause", lang),
         "source": _source(record),
-        "solutions": [
-            {"text": text, "tally": tally_of(record, f"/solutions/{i}", counted, lang),
-             "worked": safe_url(links.fix_report_url(record.id, f"/solutions/{i}", "worked", "/" + page.url)),
-             "failed": safe_url(links.fix_report_url(record.id, f"/solutions/{i}", "failed", "/" + page.url))}
-            for i, text in enumerate(pick_all(record, "solutions", lang))
-        ],
+        "solutions": [{"text": text, "tally": tally_of(record, f"/solutions/{i}", counted, lang), **{
+            outcome: safe_url(links.fix_report_url(record.id, f"/solutions/{i}", outcome, "/" + page.url)) for outcome in ("worked", "failed")}}
+            for i, text in enumerate(pick_all(record, "solutions", lang))],
+        "best_fix": best_fix(record)[0],  # by counted evidence (generator.records.evidence)
         "applies_to": [clean(v.version) for v in record.versions if v.status == "active"],
         "fixes_overall": tally_view(everything, lang) if everything.reports else None,
         "resolvable": VALUE_LABELS[lang][record.resolvable] if record.resolvable else None,
