@@ -300,8 +300,11 @@ FEED_TITLES = {"en": "errdex: new and updated errors", "zh": "errdex：新增与
 
 
 def page_title(record: Record, lang: str) -> str:
-    """The question a record's page answers. The message as it appears in logs (what people paste), on both
-    languages' pages; any unsafe character becomes U+FFFD."""
+    """A record's title in `lang`: its own (`title`, `title_zh`), else the question its page answers with the
+    message as it appears in logs; any unsafe character becomes U+FFFD."""
+    own = record.title_zh if lang == "zh" and record.title_zh else record.title
+    if own:
+        return " ".join(chars.scrub(own).split())
     message = " ".join(chars.scrub(record.error.message).split())
     return LABELS[lang]["title"].format(message=message, repo=record.repo)
 

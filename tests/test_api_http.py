@@ -182,7 +182,7 @@ def test_match_patterns_find_their_own_examples(base, dataset):
     for pattern, record in zip(match["patterns"], dataset.records):
         assert pattern["regex"] == record.error.regex and pattern["html"] == f"/errors/{record.id}/"
         one_line = " ".join(record.error.message.split())  # as on the page: a multi-line message on one line
-        assert pattern["title"] == f'What causes "{one_line}" in {record.repo}?'
+        assert pattern["title"] == (record.title or f'What causes "{one_line}" in {record.repo}?')  # its own title first
         assert pattern.get("exception_class") == record.error.exception_class
         compiled = re2.compile(pattern["regex"])
         assert all(compiled.search(e.text) for e in record.error.examples), record.id

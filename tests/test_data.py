@@ -79,3 +79,11 @@ def test_every_category_is_named_in_every_language() -> None:
     assert all(set(v) == {"en", "zh"} and v["zh"] for v in CATEGORY_LABELS.values())
     categories = {yaml.safe_load(p.read_text(encoding="utf-8"))["category"] for p in DATA.rglob("*.yaml")}
     assert categories <= set(CATEGORIES)
+
+
+def test_every_record_has_a_short_title_in_both_languages_and_no_two_share_one() -> None:
+    records = check([DATA], DATA, strict=True).records
+    for lang in ("title", "title_zh"):
+        titles = [getattr(r, lang) for r in records]
+        assert all(titles) and len({t.casefold() for t in titles}) == len(titles), lang
+    assert all(len(r.title) <= 80 and "{}" not in r.title for r in records)

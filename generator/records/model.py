@@ -35,6 +35,7 @@ CODE = 8000
 LIST = 30
 
 Id = Annotated[str, Field(pattern=ID_PATTERN, max_length=200)]
+Title = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[^{}\n]+$")]
 Repo = Annotated[str, Field(pattern=REPO_PATTERN, max_length=140, examples=["vllm-project/vllm"])]
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=60)]
 Date = Annotated[str, Field(pattern=DATE_PATTERN, json_schema_extra={"format": "date"})]
@@ -326,6 +327,9 @@ class Record(_Model):
     """One error, one file: `data/errors/<id>.yaml`."""
 
     id: Id = Field(description="The record's path under data/errors without `.yaml`. Stable forever.")
+    title: Title | None = Field(None, description="A short title for readers (at most 80 characters, no `{}`): what went wrong, naming the project; pages, search, the API and every answer show it. The message stays the message.",
+                                examples=["vLLM: KV cache memory too small for one request at max model length"])
+    title_zh: Title | None = None
     aliases: Annotated[list[Annotated[str, Field(pattern=ID_PATTERN, max_length=200)]], Field(max_length=LIST)] = Field(
         default_factory=list, description="Legacy ids that keep resolving to this record."
     )

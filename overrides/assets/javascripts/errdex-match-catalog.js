@@ -1,6 +1,6 @@
 /* errdex matcher, the catalog part of the worker (loaded by errdex-match-worker.js with importScripts).
  *
- * The catalog's match index (the route catalog_match_index, written by generator/api/catalogmatch.py) maps key
+ * The catalog's match index (the route catalog_match_index, written by generator.api.catalogmatch) maps key
  * tokens to probes (a part of each entry's literal); a paste's lines are split into tokens on [^A-Za-z0-9_]+,
  * and an entry is a candidate on a line only when the line holds its probe (probes without a key token, or
  * whose token many share, are found by their rarest 4-character piece instead). Only then are the shards holding the
