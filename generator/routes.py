@@ -129,10 +129,11 @@ API: dict[str, str] = {
     "ndjson": "errors.ndjson",
     "openapi": "openapi.json",
     "manifest": "manifest.json",
-    # the message catalog (data/catalog): {key} is a project slug, an entry's hash, a release
+    # the message catalog (data/catalog): {key} is a project slug, the first two hex digits of an entry's hash
+    # (its entries file: one line per entry), a release
     "catalog_index": "catalog/index.json",
     "catalog_project": "catalog/{project}/index.json",
-    "catalog_entry": "catalog/{project}/entries/{key}.json",
+    "catalog_entries": "catalog/{project}/entries/{key}.ndjson",
     "catalog_changes": "catalog/{project}/changes/{key}.json",
     # the browser's catalog match data: the literal index read first, then only the shards a paste needs
     "catalog_match_index": "catalog/match/index.json",
@@ -141,7 +142,7 @@ API: dict[str, str] = {
 
 # The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a
 # project slug, {key} a module (its folder, '/' written '.') or a release. One page renders any entry from the
-# API (`catalog_entry?id=<project>/<hash>`): 46,000 entries a page each, in two languages, would be most of
+# API (`catalog_entry?id=<project>/<hash>`, read from its entries file): 46,000 entries a page each, in two languages, would be most of
 # the build's time for pages that hold nothing the module pages do not already show and index.
 CATALOG_PAGES: dict[str, str] = {
     "catalog": "catalog/",
@@ -254,7 +255,7 @@ def client_routes() -> dict[str, str]:
         "api_match": api_url("match"),
         "api_catalog_match_index": api_url("catalog_match_index"),
         "api_catalog_match_shard": api_url("catalog_match_shard", "{key}"),
-        "api_catalog_entry": api_url("catalog_entry", "{key}", project="{project}"),
+        "api_catalog_entries": api_url("catalog_entries", "{key}", project="{project}"),
         "catalog_entry_page": catalog_page_url("catalog_entry"),
         "catalog_project_page": catalog_page_url("catalog_project", "{project}"),
         "search": SEARCH_SCRIPT,

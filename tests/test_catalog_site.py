@@ -138,16 +138,29 @@ def test_the_api_files(site):
     manifest = json.loads((api / routes.api_path("manifest")).read_text())
     import hashlib
 
-    for entry in project["entries"]:
-        body = (api / routes.api_path("catalog_entry", entry["id"].split("/")[1], project="demo")).read_bytes()
-        assert hashlib.sha256(body).hexdigest() == entry["sha256"]
+    # the entries files: one line per entry (in id order) in the file named by its hash's first two digits, each
+    # line the entry's document; each project's index lists the sha256 of every line
+    shards = sorted((api / "catalog" / "demo" / "entries").iterdir())
+    assert [p.name for p in shards] == sorted({e["id"].split("/")[1][:2] + ".ndjson" for e in project["entries"]})
+    lines = {}
+    for path in shards:
+        body = path.read_bytes()
+        assert body.endswith(b"\n") and path == api / routes.api_path("catalog_entries", path.stem, project="demo")
+        for line in body.splitlines(keepends=True):
+            doc = json.loads(line)
+            assert doc["id"].split("/")[1].startswith(path.stem)
+            lines[doc["id"]] = line
+        assert list(lines) == sorted(lines)
+    assert {e["id"]: e["sha256"] for e in project["entries"]} == {k: hashlib.sha256(v).hexdigest() for k, v in lines.items()}
     assert not [f for f in manifest["files"] if "/entries/" in f] and routes.api_path("catalog_project", project="demo") in manifest["files"]
-    doc = json.loads((api / routes.api_path("catalog_entry", "0123456789abcdef", project="demo")).read_text())
+    doc = json.loads(lines[HOSTILE_ID])
     assert doc["template"] == HOSTILE and doc["new_record"]["command"].startswith("errdex new demo/script-alert")
     assert doc["sites"][0]["lines"] == [["0.1.0", 10], ["0.2.0", 20], ["0.3.0", 30]]
     openapi = json.loads((api / routes.api_path("openapi")).read_text())
-    for name, key in (("catalog_index", None), ("catalog_project", None), ("catalog_entry", "{entry}"), ("catalog_changes", "{release}")):
+    for name, key in (("catalog_index", None), ("catalog_project", None), ("catalog_entries", "{shard}"), ("catalog_changes", "{release}")):
         assert "/" + routes.api_path(name, key, project="{project}") in openapi["paths"], name
+    entries = openapi["paths"]["/" + routes.api_path("catalog_entries", "{shard}", project="{project}")]["get"]["responses"]["200"]["content"]
+    assert entries["application/x-ndjson"]["examples"]["first"]["value"].encode() == next(iter(lines.values()))
     sitemap = (site / "sitemap.xml").read_text()
     assert "/catalog/demo/releases/0.3.0/" in sitemap and "/zh/catalog/demo/modules/servekit/" in sitemap
 

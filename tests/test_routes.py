@@ -60,11 +60,11 @@ def test_client_routes():
         "error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json", "search": "pagefind/pagefind.js",
         "paste_page": "match/", "issue_new_error": "issues/new?template=new-error.yml",
         "api_catalog_match_index": "api/catalog/match/index.json", "api_catalog_match_shard": "api/catalog/match/{key}.json",
-        "api_catalog_entry": "api/catalog/{project}/entries/{key}.json", "catalog_entry_page": "catalog/entry/",
+        "api_catalog_entries": "api/catalog/{project}/entries/{key}.ndjson", "catalog_entry_page": "catalog/entry/",
         "catalog_project_page": "catalog/{project}/",
     }
     assert routes.catalog_page_url("catalog_release", "vllm", "0.11.0", lang="zh") == "zh/catalog/vllm/releases/0.11.0/"
-    assert routes.api_url("catalog_entry", "0002a24c311a546c", "/", project="vllm") == "/api/catalog/vllm/entries/0002a24c311a546c.json"
+    assert routes.api_url("catalog_entries", "00", "/", project="vllm") == "/api/catalog/vllm/entries/00.ndjson"
     assert (routes.ISSUE_FORMS.keys() == {"correction", "new_error", "fix_report"}
             and all((Path(__file__).parent.parent / ".github" / "ISSUE_TEMPLATE" / f).is_file() for f in routes.ISSUE_FORMS.values()))
 

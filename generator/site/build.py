@@ -275,7 +275,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
-    from . import catalogpages as catalogsite
+    from . import catalogapi, catalogpages as catalogsite
     from .catalogbuild import CatalogJobs
     from ..checks.catalog import CatalogRefused
     from ..api.export import write_api  # written alongside; imported here so that `errdex validate` never needs it
@@ -319,7 +319,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         extra = {}
         if jobs is not None:
             files = jobs.api_files()
-            extra = {"extra": files, "extra_paths": catalogsite.openapi_paths(files), "unlisted": catalogsite.UNLISTED}
+            extra = {"extra": files, "extra_paths": catalogapi.openapi_paths(files), "unlisted": catalogapi.UNLISTED}
         write_api(records, work / "api", base=base, **extra)
         progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))
         del extra

@@ -1,9 +1,10 @@
 """The catalog (data/catalog) on the site and in the API.
 
 What it publishes, every address from the routes table:
-- API: the projects (`catalog_index`), per project its modules and entries (`catalog_project`), one file per entry
-  with every site and the records that explain it (`catalog_entry`), and per release what changed since the
-  release before (`catalog_changes`).
+- API: the projects (`catalog_index`), per project its modules and entries (`catalog_project`), each entry's
+  document with every site and the records that explain it as one line of its entries file (`catalog_entries`:
+  the entries whose hash starts with the same two hex digits), and per release what changed since the release
+  before (`catalog_changes`).
 - Pages, per language: the catalog's home and the entry view are ordinary pages (`source_pages`); the project,
   module and release pages (about 1,100 per language at the full catalog) are written straight to HTML in a
   frame the site builder renders once per depth (`fill_pages`): the theme's header, navigation and scripts
@@ -41,8 +42,13 @@ _WORDS = re.compile(r"[a-z0-9]+")
 
 
 def entry_key(entry: Entry) -> str:
-    """The entry's file name in the API and its anchor on module pages: the hash part of its id."""
+    """The entry's anchor on module pages: the hash part of its id."""
     return segment(entry.id.split("/", 1)[-1])
+
+
+def entry_shard(entry: Entry) -> str:
+    """The name of the entry's entries file in the API: the first two characters (hex digits) of its hash."""
+    return segment(entry.id.split("/", 1)[-1][:2])
 
 
 def entry_query(entry: Entry) -> str:
@@ -180,11 +186,12 @@ class CatalogSite:
         slug = project.slug
         files: dict[str, bytes] = {}
         entries = []
-        for entry in project.entries:
+        shards: dict[str, list[bytes]] = {}  # an entries file: one line per entry, in id order
+        for entry in project.entries:  # in id order (the reader sorts them)
             d = entry.data
             site = _newest(entry)
-            body = _encode(self._entry_doc(project, entry, base))
-            files[routes.api_path("catalog_entry", entry_key(entry), project=segment(slug))] = body
+            body = _encode(self._entry_doc(project, entry, base))  # one line: the encoder escapes every line break
+            shards.setdefault(entry_shard(entry), []).append(body)
             entries.append({k: v for k, v in {
                 "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
                 "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(entry),
@@ -193,6 +200,8 @@ class CatalogSite:
                 "guides": self.guides.get(entry.id) or None,
                 "sha256": hashlib.sha256(body).hexdigest(),
             }.items() if v is not None})
+        for key, lines in shards.items():
+            files[routes.api_path("catalog_entries", key, project=segment(slug))] = b"".join(lines)
         modules = [{"module": m, "key": module_key(m), "entries": len(es), **dict(zip(("user", "guided"), self.counts(es)))}
                    for m, es in self.modules[slug].items()]
         files[routes.api_path("catalog_project", project=segment(slug))] = _encode({
@@ -321,69 +330,3 @@ def _anchor(entry: Entry) -> str:
 
 def _encode(doc: object) -> bytes:
     return encode_json(doc)  # the API's one encoder: U+2028, U+2029 and U+0085 escaped too
-
-
-def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
-    """The catalog's routes for openapi.json, each with an example taken from this build's files."""
-    def example(name: str, cut: tuple[str, ...] = ()) -> dict:
-        pattern = re.escape(routes.api_path(name, "KEY", project="PROJECT")).replace("KEY", "(?!index)[^/]+").replace("PROJECT", "[^/]+")
-        path = next((p for p in sorted(files) if re.fullmatch(pattern, p)), None)
-        if path is None:
-            return {}
-        value = json.loads(files[path])
-        for key in cut:
-            if isinstance(value.get(key), list):
-                value[key] = value[key][:2]
-        return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, lists cut to two items", "value": value}}}
-
-    def param(name: str, description: str) -> dict:
-        return {"name": name, "in": "path", "required": True, "description": description, "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"}}
-
-    def get(op: str, summary: str, description: str, name: str, params: list, cut: tuple[str, ...] = ()) -> dict:
-        media = {"schema": {"type": "object"}, **example(name, cut)}
-        responses = {"200": {"description": summary, "content": {"application/json": media}}}
-        if params:
-            responses["404"] = {"description": "No such project, entry or release."}
-        return {"get": {"operationId": op, "summary": summary, "description": description, "responses": responses, **({"parameters": params} if params else {})}}
-
-    project = param("project", "A catalog project slug (catalog/index.json lists them), such as `vllm`.")
-    return {
-        "/" + routes.api_path("catalog_index"): get(
-            "getCatalogIndex", "The catalog's projects",
-            "Every project of the message catalog with its harvested releases (oldest first), its counts of entries, of "
-            "user-facing entries and of entries a record explains, and the links to its index.", "catalog_index", []),
-        "/" + routes.api_path("catalog_project", project="{project}"): get(
-            "getCatalogProject", "One project's catalog",
-            "The project's releases, its modules with counts, and every entry: template, exception, kind, level, tier, "
-            "module, release ranges, newest raise site, the records that explain it, and its file with that file's sha256 "
-            "(the entry files are not in manifest.json).", "catalog_project", [project], ("modules", "entries", "releases")),
-        "/" + routes.api_path("catalog_entry", "{entry}", project="{project}"): get(
-            "getCatalogEntry", "One catalog entry",
-            "Everything the catalog knows of one message: template, pattern, every raise site per range of releases "
-            "(with its address in that release's source when known), the release ranges, `gone_since`, other wordings "
-            "(`variants`), the records that explain it, and when none does, how to start one (`new_record`).",
-            "catalog_entry", [project, param("entry", "The entry id's part after `<project>/`: 16 hex digits.")]),
-        "/" + routes.api_path("catalog_changes", "{release}", project="{project}"): get(
-            "getCatalogChanges", "What changed in one release",
-            "The entries added, removed and reworded (one wording replaced by another of the same message) since the "
-            "release before; the count of entries raised from another line or file. One file per harvested release but "
-            "the first.", "catalog_changes", [project, param("release", "A harvested release, as catalog/index.json spells it.")],
-            ("added", "removed", "reworded")),
-        "/" + routes.api_path("catalog_match_index"): get(
-            "getCatalogMatchIndex", "The browser's catalog match index",
-            "What the paste page reads first to match a log against the whole catalog: per shard, each key word (the "
-            "rarest whole word of an entry's fixed text) with a piece of the fixed text around it; each project's "
-            "releases; the traceback frame pattern. A paste's words name the shards to fetch.", "catalog_match_index", [], ("groups",)),
-        "/" + routes.api_path("catalog_match_shard", "{shard}"): get(
-            "getCatalogMatchShard", "One shard of the browser's catalog match data",
-            "`m<n>`: per key word, the entries filed under it (JavaScript pattern, template, exception, ranking facts, "
-            "release ranges as indices into the project's releases, raise sites, linked records); `t<n>`: per "
-            "`file:line`, the raise sites there (for traceback frames).", "catalog_match_shard",
-            [param("shard", "`m` or `t` and a number, as the match index names them.")]),
-    }
-
-
-# Left out of manifest.json: the entry files (each project's index lists them with their digests) and the
-# browser's match shards (the match index names them).
-UNLISTED = "|".join((re.escape(routes.api_path("catalog_entry", "KEY", project="PROJECT")).replace("KEY", "[0-9a-f]+").replace("PROJECT", "[^/]+"),
-                     re.escape(routes.api_path("catalog_match_shard", "KEY")).replace("KEY", "[mt][0-9]+")))

@@ -109,7 +109,7 @@ def source_pages(view, lang: str) -> dict[str, str]:
     labels = json.dumps({k: v[lang] for k, v in CATALOG_LABELS.items()}, ensure_ascii=False, sort_keys=True)
     depth = routes.CATALOG_PAGES["catalog_entry"].count("/")
     script = "../" * depth + "assets/javascripts/errdex-catalog.js"
-    api = "../" * depth + routes.to_site_root(lang) + routes.api_url("catalog_entry", "{key}", project="{project}")
+    api = "../" * depth + routes.to_site_root(lang) + routes.api_url("catalog_entries", "{key}", project="{project}")
     issue = routes.issue_form(view.repo_url, "new_error", {}) if view.repo_url else ""
     pages["catalog/entry/index.md"] = (
         f"---\ntitle: {json.dumps(catalog_label('entry', lang), ensure_ascii=False)}\n"

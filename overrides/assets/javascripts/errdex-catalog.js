@@ -1,9 +1,11 @@
 /*
  * The catalog's entry view (catalog/entry/?id=<project>/<16 hex>): one entry of the message catalog, rendered
- * from its API file. The page (generator/site/frames.py) hands over, as data attributes of .errdex-cat-view: the
- * words (data-errdex-labels, from generator/labels.py CATALOG_LABELS), the API file's address with {project}
- * and {key} to fill (data-errdex-api, from the routes table), the new-error issue form (data-errdex-issue) and
- * the page's language (data-errdex-lang). Catalog text only ever becomes text nodes, never markup.
+ * from its line of its API entries file (NDJSON: the entries whose hash starts with the same two hex digits, one
+ * a line). The page (generator/site/frames.py) hands over, as data attributes of .errdex-cat-view: the words
+ * (data-errdex-labels, from generator/labels.py CATALOG_LABELS), the entries file's address with {project} and
+ * {key} (the hash's first two digits) to fill (data-errdex-api, from the routes table), the new-error issue form
+ * (data-errdex-issue) and the page's language (data-errdex-lang). Catalog text only ever becomes text nodes,
+ * never markup.
  */
 (function () {
   "use strict";
@@ -112,9 +114,17 @@
   var id = new URLSearchParams(location.search).get("id") || "";
   var m = ID.exec(id);
   if (!m) { say(L.not_found); return; }
-  var api = view.getAttribute("data-errdex-api").replace("{project}", m[1]).replace("{key}", m[2]);
+  var api = view.getAttribute("data-errdex-api").replace("{project}", m[1]).replace("{key}", m[2].slice(0, 2));
   fetch(api, { credentials: "same-origin" }).then(function (r) {
     if (!r.ok) throw new Error(String(r.status));
-    return r.json();
-  }).then(function (doc) { render(doc, id); }).catch(function () { say(L.not_found); });
+    return r.text();
+  }).then(function (text) {
+    var lines = text.split("\n");
+    for (var i = 0; i < lines.length; i++) {
+      if (!lines[i]) continue;
+      var doc = JSON.parse(lines[i]);
+      if (doc.id === id) { render(doc, id); return; }
+    }
+    say(L.not_found);
+  }).catch(function () { say(L.not_found); });
 })();
