@@ -156,3 +156,12 @@ def test_any_text_in_a_field_is_refused_or_shown_literally(text: str) -> None:
         assert parser.elements == []
         ElementTree.fromstring(atom_feed([record], "https://errdex.dev/", lang).encode())
     assert json.loads(api_files([record])[f"errors/{record.id}.json"])["record"]["explanation"] == text
+
+
+@SETTINGS
+@given(st.text(st.one_of(CHARACTERS, st.sampled_from(["\ud800", "\udc00", "\udfff"])), max_size=200))
+def test_scrub_replaces_exactly_the_unsafe_characters(text: str) -> None:
+    """scrub's fast path (printable ASCII is returned as it is) gives what replacing every unsafe character does."""
+    assert chars.scrub(text) == chars.UNSAFE.sub(chars.REPLACEMENT, text)
+    ascii_text = "".join(c for c in text if c < "\x80")
+    assert chars.scrub(ascii_text) == chars.UNSAFE.sub(chars.REPLACEMENT, ascii_text)
