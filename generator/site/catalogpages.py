@@ -81,6 +81,7 @@ class CatalogSite:
     modules: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)  # project -> module -> entries
     changes: dict[str, list[ReleaseChanges]] = field(default_factory=dict)
     _entry_page_rel: dict[str, str] = field(default_factory=dict)  # page URL -> its link to the entry view
+    _module: dict[str, str] = field(default_factory=dict)  # entry id -> its module
 
     @classmethod
     def load(cls, folder: Path, records: list[Record], repo_url: str | None) -> CatalogSite | None:
@@ -106,12 +107,15 @@ class CatalogSite:
             for slug, project in catalog.projects.items():
                 by_module: dict[str, list[Entry]] = {}
                 for entry in project.entries:
-                    by_module.setdefault(view.entry_module(entry), []).append(entry)
+                    module = view._module[entry.id] = view.entry_module(entry)
+                    by_module.setdefault(module, []).append(entry)
                 view.modules[slug] = dict(sorted(by_module.items()))
                 view.changes[slug] = release_changes(project)
         return view
 
     def entry_module(self, entry: Entry) -> str:
+        if entry.id in self._module:
+            return self._module[entry.id]
         site = _newest(entry)
         return module_of(site.path) if site else "(top level)"
 
@@ -152,7 +156,7 @@ class CatalogSite:
         files[routes.api_path("catalog_index")] = _encode({"projects": projects})
         return files
 
-    def _entry_doc(self, project: Project, entry: Entry, base: str) -> dict:
+    def _entry_doc(self, project: Project, entry: Entry, base: str, entry_pages: dict[str, str]) -> dict:
         doc = entry_summary(project, entry)
         doc["sites"] = []
         for s in sorted(entry.sites, key=lambda s: (s.start, s.end, s.path, s.line)):
@@ -166,9 +170,9 @@ class CatalogSite:
         doc["guides"] = [{"id": rid, "title": self.records[rid].error.message,
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
                           "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
-        doc["links"] = {"html": base + routes.catalog_page_url("catalog_entry", lang="en") + entry_query(entry),
-                        "html_zh": base + routes.catalog_page_url("catalog_entry", lang="zh") + entry_query(entry),
-                        **{name: base + module_url(project.slug, doc["module"], lang) + "#" + _anchor(entry) for name, lang in (("module", "en"), ("module_zh", "zh"))}}
+        query, anchor = entry_query(entry), _anchor(entry)
+        doc["links"] = {"html": entry_pages["en"] + query, "html_zh": entry_pages["zh"] + query,
+                        **{name: base + module_url(project.slug, doc["module"], lang) + "#" + anchor for name, lang in (("module", "en"), ("module_zh", "zh"))}}
         if not doc["guides"]:
             doc["new_record"] = self.new_record(project, entry)
         return {k: v for k, v in doc.items() if v is not None}
@@ -187,10 +191,11 @@ class CatalogSite:
         files: dict[str, bytes] = {}
         entries = []
         shards: dict[str, list[bytes]] = {}  # an entries file: one line per entry, in id order
+        entry_pages = {lang: base + routes.catalog_page_url("catalog_entry", lang=lang) for lang in ("en", "zh")}
         for entry in project.entries:  # in id order (the reader sorts them)
             d = entry.data
             site = _newest(entry)
-            body = _encode(self._entry_doc(project, entry, base))  # one line: the encoder escapes every line break
+            body = _encode(self._entry_doc(project, entry, base, entry_pages))  # one line: the encoder escapes every line break
             shards.setdefault(entry_shard(entry), []).append(body)
             entries.append({k: v for k, v in {
                 "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),

@@ -13,6 +13,7 @@ stay out of the Markdown build, which would spend most of the build's time on th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -51,6 +52,7 @@ def segment(value: str) -> str:
     return _bounded(value if _KEPT.fullmatch(value) else "x_" + routes._path_segment(value))
 
 
+@functools.lru_cache(maxsize=None)  # a few hundred modules a catalog, each asked for by every entry in it
 def module_key(module: str) -> str:
     """A module as one path segment: its folders joined by '.', each made safe ('_' escapes)."""
     if module == "(top level)":
@@ -71,6 +73,7 @@ def project_url(slug: str, lang: str | None = None) -> str:
     return routes.catalog_page_url("catalog_project", segment(slug), lang=lang)
 
 
+@functools.lru_cache(maxsize=None)
 def module_url(slug: str, module: str, lang: str | None = None) -> str:
     return routes.catalog_page_url("catalog_module", segment(slug), module_key(module), lang=lang)
 
