@@ -77,6 +77,28 @@ def test_release_changes_agree_with_diff_errors(catalog_dir):
     assert HOSTILE_ID in [e.id for e in changes[0].moved] and "demo/93b6920f7d0b9a6c" in [e.id for e in last.moved]
 
 
+def test_release_changes_agree_with_diff_errors_on_any_one_site_entry():
+    """An entry with one site moves where the site's line changes and the entry is in both releases: stretches one
+    after another (as the reader makes them) or with a gap, ranges with gaps or not, as diff_errors (which asks
+    each release's line) finds."""
+    from itertools import product
+
+    from generator.catalog.reader import Catalog, Entry, Project, Site
+
+    project = Project("demo", releases=[f"0.{i}.0" for i in range(6)])
+    shapes = [((0, 5, 10), ()), ((0, 5, 12), ((0, 1, 10), (2, 3, 11), (4, 5, 12))), ((1, 4, 11), ((1, 2, 10), (3, 4, 11))),
+              ((1, 3, 11), ((0, 1, 10), (2, 5, 11))), ((0, 5, 10), ((0, 1, 10), (3, 5, 11))), ((0, 4, 10), ((0, 1, 10), (2, 3, 10), (4, 4, 11)))]
+    for n, (((a, b, line), stretches), ranges) in enumerate(product(shapes, ([(0, 5)], [(0, 1), (3, 5)], [(1, 4)], []))):
+        eid = f"demo/{n:016x}"
+        site = Site(a, b, "servekit/x.py", line, "raise ValueError(...)", {}, stretches)
+        project.entries.append(Entry({"id": eid, "template": f"message {n}", "pattern": f"message {n}"}, [site], ranges or [(a, b)]))
+    catalog = Catalog({"demo": project})
+    for c in release_changes(project):
+        diff = diff_errors(catalog, "demo", project.releases[c.before], project.releases[c.after])
+        assert [e.id for e in c.moved] == sorted(x["id"] for x in diff["changes"] if x["change"] == "moved"), c.after
+    assert sum(len(c.moved) for c in release_changes(project)) > 10
+
+
 def test_a_frame_fits_only_the_releases_with_the_statement_at_its_line(catalog_dir):
     catalog = load_catalog(catalog_dir)
     frame = 'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/servekit/<b>x</b>.py", line {}, in f\n'

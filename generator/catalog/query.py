@@ -120,6 +120,22 @@ class ReleaseChanges:
     moved: list[Entry]
 
 
+def _one_site_moves(entry: Entry, moved: list[list[Entry]]) -> None:
+    """Where an entry with one site moves: at the start of each stretch of the site's range whose line is another
+    than the line of the release before (when the entry is in both releases)."""
+    site = entry.sites[0]
+    st = site.stretches
+    (a, b), = entry.ranges if len(entry.ranges) == 1 else ((None, None),)
+    if all(st[k][0] == st[k - 1][1] + 1 and st[k][0] <= st[k][1] for k in range(1, len(st))) and (not st or st[0][0] <= st[0][1]):
+        # stretches one after another: the line before a stretch's start is the line of the stretch before
+        changes = [(i, before != after) for (_, _, before), (i, _, after) in zip(st, st[1:])]
+    else:
+        changes = [(i, site.line_at(i - 1) != site.line_at(i)) for i in {first for first, _, _ in st}]
+    for i, other_line in changes:
+        if other_line and site.start < i <= site.end and (a < i <= b if a is not None else entry.present(i - 1) and entry.present(i)):
+            moved[i].append(entry)
+
+
 def release_changes(project: Project) -> list[ReleaseChanges]:
     """For every two consecutive releases, the entries added, removed, reworded and moved; one pass over the
     entries (the same answers as diff_errors for each pair, which a test checks)."""
@@ -133,6 +149,9 @@ def release_changes(project: Project) -> list[ReleaseChanges]:
                 added[a].append(entry)
             if b + 1 < n and not entry.present(b + 1):
                 removed[b + 1].append(entry)
+        if len(entry.sites) == 1:  # most entries: it moves where its one site's line changes within its range
+            _one_site_moves(entry, moved)
+            continue
         bounds = {first for s in entry.sites for first, _, _ in s.spans()} | {s.end + 1 for s in entry.sites}
         for i in sorted(i for i in bounds if 0 < i < n):
             if entry.present(i - 1) and entry.present(i):
