@@ -19,16 +19,16 @@ WORKERS = 2
 _VIEW: CatalogSite | None = None  # what the forked workers read: set before the pool starts
 
 
-def _job(kind: str, arg: str) -> object:
+def _job(kind: str, arg: object) -> object:
     view = _VIEW
     assert view is not None
     if kind == "api":
-        return view.api_files(arg)
+        return view.api_files(str(arg))
     if kind == "match":
         from ..api.catalogmatch import catalog_match_files
 
-        return catalog_match_files(Path(arg), view.catalog)
-    return view.html_pages(arg)
+        return catalog_match_files(Path(str(arg)), view.catalog)
+    return view.html_pages_in(tuple(arg))  # every language at once: what the languages share is made once
 
 
 class CatalogJobs:
@@ -42,13 +42,13 @@ class CatalogJobs:
         # The longest first: each worker takes the next job as it finishes one.
         self.match: Future = self.pool.submit(_job, "match", str(folder))
         self.api: Future = self.pool.submit(_job, "api", base)
-        self.pages: dict[str, Future] = {lang: self.pool.submit(_job, "pages", lang) for lang in langs}
+        self.pages: Future = self.pool.submit(_job, "pages", langs)
 
     def api_files(self) -> dict[str, bytes]:
         return {**self.api.result(), **self.match.result()}
 
     def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
-        return self.pages[lang].result()
+        return self.pages.result()[lang]
 
     def close(self) -> None:
         global _VIEW

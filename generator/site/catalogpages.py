@@ -82,6 +82,7 @@ class CatalogSite:
     changes: dict[str, list[ReleaseChanges]] = field(default_factory=dict)
     _entry_page_rel: dict[str, str] = field(default_factory=dict)  # page URL -> its link to the entry view
     _module: dict[str, str] = field(default_factory=dict)  # entry id -> its module
+    _ranges_html: dict[tuple[str, str], str] = field(default_factory=dict)  # (entry id, language) -> its releases, escaped
 
     @classmethod
     def load(cls, folder: Path, records: list[Record], repo_url: str | None) -> CatalogSite | None:
@@ -224,10 +225,10 @@ class CatalogSite:
         return files
 
     # -- pages -----------------------------------------------------------------------------------------------
-    def _framed(self) -> Iterator[tuple[str, Callable[[str], tuple[str, str, str]]]]:
-        """Every framed page: its URL (relative to a language root) and what renders it in a language."""
+    def _framed(self) -> Iterator[tuple[str, Callable[[tuple[str, ...]], dict[str, tuple[str, str, str]]]]]:
+        """Every framed page: its URL (relative to a language root) and what renders it in some languages."""
         for slug, project in sorted(self.catalog.projects.items()):
-            yield project_url(slug), partial(self._project_page, project)
+            yield project_url(slug), partial(self._project_pages, project)
             for module, entries in self.modules[slug].items():
                 yield module_url(slug, module), partial(self._module_page, project, module, entries)
             for i, ch in enumerate(self.changes[slug]):
@@ -239,10 +240,22 @@ class CatalogSite:
 
     def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
         """URL (relative to the language root) -> (title, description, body HTML) of every framed page."""
-        return {url: render(lang) for url, render in self._framed()}
+        return self.html_pages_in((lang,))[lang]
+
+    def html_pages_in(self, langs: tuple[str, ...]) -> dict[str, dict[str, tuple[str, str, str]]]:
+        """`html_pages` of each language, made together: what a page says in every language (its entries' templates,
+        sites and links) is escaped once, only the words are each language's."""
+        out: dict[str, dict[str, tuple[str, str, str]]] = {lang: {} for lang in langs}
+        for url, render in self._framed():
+            for lang, page in render(langs).items():
+                out[lang][url] = page
+        return out
 
     def _link(self, here: str, there: str, text: str) -> str:
         return f'<a href="{esc(routes.relative(here, there))}">{esc(text)}</a>'
+
+    def _project_pages(self, project: Project, langs: tuple[str, ...]) -> dict[str, tuple[str, str, str]]:
+        return {lang: self._project_page(project, lang) for lang in langs}
 
     def _project_page(self, project: Project, lang: str) -> tuple[str, str, str]:
         slug, L = project.slug, lambda k, **v: catalog_label(k, lang, **v)
@@ -268,65 +281,89 @@ class CatalogSite:
         title = L("project_title", project=slug)
         return title, intro, "\n".join(parts)
 
-    def _entry_html(self, project: Project, entry: Entry, here: str, lang: str, heading: str = "h3", at: int | None = None) -> str:
-        """One entry: its template as a heading (its own anchor, a search sub-result), then one line of facts."""
-        L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
+    def _entry_html(self, project: Project, entry: Entry, here: str, langs: tuple[str, ...], heading: str = "h3",
+                    at: int | None = None, was: Entry | None = None) -> dict[str, str]:
+        """One entry in each language: its template as a heading (its own anchor, a search sub-result), then one line
+        of facts (after the wording it replaced, `was`, in a release's changes)."""
         d = entry.data
         sites = entry.sites_at(at) if at is not None else []
         site = sites[0] if sites else _newest(entry)
-        facts = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level"),
-                                          L(d["tier"]) if d.get("tier") in ("user", "internal") else None) if x]
+        known = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level")) if x]
+        tier = d["tier"] if d.get("tier") in ("user", "internal") else None
+        where = None
         if site is not None:
             index = at if sites else site.end
-            where = esc(f"{site.path}:{site.line_at(index)}")
-            link = project.source_link(index, site.path, site.line_at(index))
+            line = site.line_at(index)
+            where = esc(f"{site.path}:{line}")
+            link = project.source_link(index, site.path, line)
             where = f'<a href="{esc(link)}">{where}</a>' if link else f"<code>{where}</code>"
-            facts.append(f"{where} ({esc(project.releases[index])})")
-        facts.append(esc(self.ranges(project, entry, lang)))
+            where = f"{where} ({esc(project.releases[index])})"
         guides = self.guides.get(entry.id, [])
-        facts.append(L("guide") + ": " + ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
-                     if guides else L("no_guide"))
+        guided = ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
         entry_page = self._entry_page_rel.get(here)
         if entry_page is None:
             entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
-        facts.append(f'<a href="{esc(entry_page + entry_query(entry))}">{L("details")}</a>')
-        return (f'<{heading} id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></{heading}>'
-                f'<p class="errdex-cat-facts" data-pagefind-ignore>{" · ".join(facts)}</p>\n')
+        details = esc(entry_page + entry_query(entry))
+        head = (f'<{heading} id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></{heading}>'
+                '<p class="errdex-cat-facts" data-pagefind-ignore>')
+        before = f': <code>{esc(was.data["template"])}</code><br>' if was is not None else ""
+        out = {}
+        for lang in langs:
+            L = partial(catalog_label, lang=lang)
+            facts = known + [esc(L(tier))] if tier else list(known)
+            if where is not None:
+                facts.append(where)
+            ranges = self._ranges_html.get((entry.id, lang))  # an entry is shown on its module's page and in changes
+            if ranges is None:
+                ranges = self._ranges_html[entry.id, lang] = esc(self.ranges(project, entry, lang))
+            facts.append(ranges)
+            facts.append(L("guide") + ": " + guided if guides else L("no_guide"))
+            facts.append(f'<a href="{details}">{L("details")}</a>')
+            out[lang] = head + (L("was") + before if before else "") + " · ".join(facts) + "</p>\n"
+        return out
 
-    def _module_page(self, project: Project, module: str, entries: list[Entry], lang: str) -> tuple[str, str, str]:
+    def _module_page(self, project: Project, module: str, entries: list[Entry], langs: tuple[str, ...]) -> dict[str, tuple[str, str, str]]:
         here = module_url(project.slug, module)
-        up = self._link(here, project_url(project.slug), catalog_label("project_title", lang, project=project.slug))
         order = sorted(entries, key=lambda e: (e.id not in self.guides, e.data.get("tier") != "user", e.data["template"].lower(), e.id))
-        body = f'<p>{up}</p><div data-pagefind-body data-pagefind-meta="kind:catalog">' + "".join(self._entry_html(project, e, here, lang) for e in order) + "</div>"
-        title = catalog_label("module_title", lang, project=project.slug, module=module)
-        return title, f"{len(entries)} · {title}", body
+        shown = [self._entry_html(project, e, here, langs) for e in order]
+        out = {}
+        for lang in langs:
+            up = self._link(here, project_url(project.slug), catalog_label("project_title", lang, project=project.slug))
+            body = f'<p>{up}</p><div data-pagefind-body data-pagefind-meta="kind:catalog">' + "".join(e[lang] for e in shown) + "</div>"
+            title = catalog_label("module_title", lang, project=project.slug, module=module)
+            out[lang] = (title, f"{len(entries)} · {title}", body)
+        return out
 
-    def _release_page(self, project: Project, i: int, lang: str) -> tuple[str, str, str]:
-        L = lambda k, **v: catalog_label(k, lang, **v)  # noqa: E731
+    def _release_page(self, project: Project, i: int, langs: tuple[str, ...]) -> dict[str, tuple[str, str, str]]:
         changes = self.changes[project.slug]
         ch = changes[i]
         release, previous = project.releases[ch.after], project.releases[ch.before]
         here = release_url(project.slug, release)
-        nav = [self._link(here, project_url(project.slug), project.slug)]
-        if i > 0:
-            nav.append(L("previous_release") + ": " + self._link(here, release_url(project.slug, previous), previous))
-        if i + 1 < len(changes):
-            nxt = project.releases[changes[i + 1].after]
-            nav.append(L("next_release") + ": " + self._link(here, release_url(project.slug, nxt), nxt))
-        parts = [f"<p>{' · '.join(nav)}</p>"]
-        for key, items, at in (("added", ch.added, ch.after), ("removed", ch.removed, ch.before)):
-            parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
-            parts.append("".join(self._entry_html(project, e, here, lang, "h4", at) for e in items) or f"<p>{L('none')}</p>")
-        parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
-        for old, new in ch.reworded:
-            parts.append(self._entry_html(project, new, here, lang, "h4", ch.after).replace(
-                '<p class="errdex-cat-facts" data-pagefind-ignore>', f'<p class="errdex-cat-facts" data-pagefind-ignore>{L("was")}: <code>{esc(old.data["template"])}</code><br>', 1))
-        if not ch.reworded:
-            parts.append(f"<p>{L('none')}</p>")
-        parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
-        title = L("release_title", project=project.slug, release=release, previous=previous)
-        counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"
-        return title, f"{title} ({counts})", "\n".join(parts)
+        shown = {key: [self._entry_html(project, e, here, langs, "h4", at) for e in items]
+                 for key, items, at in (("added", ch.added, ch.after), ("removed", ch.removed, ch.before))}
+        reworded = [self._entry_html(project, new, here, langs, "h4", ch.after, was=old) for old, new in ch.reworded]
+        out = {}
+        for lang in langs:
+            L = partial(catalog_label, lang=lang)
+            nav = [self._link(here, project_url(project.slug), project.slug)]
+            if i > 0:
+                nav.append(L("previous_release") + ": " + self._link(here, release_url(project.slug, previous), previous))
+            if i + 1 < len(changes):
+                nxt = project.releases[changes[i + 1].after]
+                nav.append(L("next_release") + ": " + self._link(here, release_url(project.slug, nxt), nxt))
+            parts = [f"<p>{' · '.join(nav)}</p>"]
+            for key, items in shown.items():
+                parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
+                parts.append("".join(e[lang] for e in items) or f"<p>{L('none')}</p>")
+            parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
+            parts.extend(e[lang] for e in reworded)
+            if not ch.reworded:
+                parts.append(f"<p>{L('none')}</p>")
+            parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
+            title = L("release_title", project=project.slug, release=release, previous=previous)
+            counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"
+            out[lang] = (title, f"{title} ({counts})", "\n".join(parts))
+        return out
 
 
 def _anchor(entry: Entry) -> str:
