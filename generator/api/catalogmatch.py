@@ -135,7 +135,7 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
     shared = Counter(t for lit, folded in literals.values() if not folded for t in tokens[lit])
     groups: list[dict[str, list[str]]] = [{} for _ in range(MESSAGE_SHARDS)]
     shards: dict[int, dict[str, list[dict[str, Any]]]] = {}
-    sites: dict[int, dict[str, list[list[Any]]]] = {}
+    at: dict[str, list[list[Any]]] = {}  # "<file name>:<line>" -> its raise sites
     for slug, project in sorted(catalog.projects.items()):
         for entry in project.entries:
             literal, folded = literals[entry.id]
@@ -145,14 +145,17 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
             shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
             for s in entry.sites:
                 head = statement_head(s.statement)
+                name = s.path.rsplit("/", 1)[-1]
                 for first, last, line in s.spans():  # the releases in which the statement is at each line
-                    key = f"{s.path.rsplit('/', 1)[-1]}:{line}"
-                    sites.setdefault(shard_of(key, SITE_SHARDS), {}).setdefault(key, []).append(
-                        [slug, entry.id, s.path, first, last, head])
+                    at.setdefault(f"{name}:{line}", []).append([slug, entry.id, s.path, first, last, head])
+    sites: dict[int, dict[str, list[list[Any]]]] = {}
+    for key, items in at.items():
+        sites.setdefault(shard_of(key, SITE_SHARDS), {})[key] = items
     for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
         for key, items in shard.items():
-            order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])
-            shard[key] = [items[i] for i in order]
+            if len(items) > 1:
+                order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])
+                shard[key] = [items[i] for i in order]
     for n, group in enumerate(groups):
         for token in group:
             group[token] = [probe(literals[e["id"]][0], token) for e in shards[n][token]]
