@@ -263,8 +263,17 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", **catalog: 
         if not inside[target.parent] or (target.is_symlink() and not target.resolve().is_relative_to(root)):
             raise ValueError(f"refusing API path {rel!r}: it resolves outside {dest}")
         targets.append((target, body))
+    made: set[Path] = set()
     for target, body in targets:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_bytes(body)
-        os.replace(tmp, target)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        try:  # a new file is written in place (O_EXCL: never through anything already there, a link included)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        except FileExistsError:  # a file that is there is replaced whole
+            tmp = target.with_name(f".{target.name}.tmp")
+            tmp.write_bytes(body)
+            os.replace(tmp, target)
+            continue
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(body)

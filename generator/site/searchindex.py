@@ -9,7 +9,7 @@ table. The result is what one run over both languages writes, in about half the 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,7 +75,7 @@ def finish(procs: dict[str, subprocess.Popen], site: Path, work: Path) -> None:
                     raise SearchIndexError(f"the Pagefind runs wrote two different {path.relative_to(bundle)}")
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            os.replace(path, target)  # moved, not copied: the run's folder is the build's own and goes with it
     (out / ENTRY).write_text(json.dumps(merged, sort_keys=True, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     if not (site / routes.SEARCH_SCRIPT).is_file():
         raise SearchIndexError(f"pagefind wrote no {routes.SEARCH_SCRIPT}")
