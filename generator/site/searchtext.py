@@ -49,7 +49,16 @@ def spaced(text: str) -> str:
 
 def spaced_html(page: str) -> str:
     """An HTML page with the text between its tags spaced (attribute values and markup are left as they are)."""
-    return _TEXT.sub(lambda m: f"> {spaced(m.group(1))} <", page)
+    done: dict[str, str] = {}  # a page repeats its words (a catalog page, its labels thousands of times): each spaced once
+
+    def space(m: re.Match[str]) -> str:
+        text = m.group(1)
+        out = done.get(text)
+        if out is None:
+            out = done[text] = f"> {spaced(text)} <"
+        return out
+
+    return _TEXT.sub(space, page)
 
 
 BODY_MARK = b"data-pagefind-body"
