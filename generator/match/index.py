@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Pattern
+from .prefilter import utf8
 from .rules import RULES, rules_from
 
 
@@ -34,7 +35,7 @@ def patterns_from_index(doc: Any) -> list[Pattern]:
         if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("id", "regex", "message")):
             continue
         matched = [e["regex"], e.get("exception_class"), *(e.get("literals") if isinstance(e.get("literals"), list) else [])]
-        if not all(_text(v) for v in matched if isinstance(v, str)):  # the matcher works in UTF-8: a lone surrogate
+        if not all(utf8(v) for v in matched if isinstance(v, str)):  # the matcher works in UTF-8: a lone surrogate
             continue  # (which JSON allows) cannot be matched
         opt = {k: e[k] if isinstance(e.get(k), str) else None for k in ("exception_class", "superseded_by")}
         title = e["title"] if isinstance(e.get("title"), str) else f'What causes "{e["message"]}"?'
@@ -47,14 +48,6 @@ def patterns_from_index(doc: Any) -> list[Pattern]:
             derived = {"literals": tuple(lits), "ignore_case": "i" in e["js_flags"], "specificity": spec, "anchored": anchored}
         out.append(Pattern(e["id"], e["regex"], e["message"], title, url, repo, **opt, **derived))
     return out
-
-
-def _text(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 MAX_INDEX_BYTES = 64 * 1024 * 1024

@@ -69,7 +69,7 @@ def compile_tables(patterns: Sequence[Any]) -> Tables:
         t.anchored.append(anchored)
         t.exception_names.append(exception_name(p.exception_class))
         t.full_literals.append([] if ignore_case else list(literals))
-        if not all(_utf8(x) for x in literals):  # a lone surrogate: no UTF-8 line holds it, the pattern never runs
+        if not all(utf8(x) for x in literals):  # a lone surrogate: no UTF-8 line holds it, the pattern never runs
             continue
         if not literals:
             t.always.append(index)
@@ -190,7 +190,8 @@ def prefilter(tables: Tables, engine: str = "auto", serialised: bytes | None = N
 ENGINES = ("auto", "hyperscan", "re2")
 
 
-def _utf8(text: str) -> bool:
+def utf8(text: str) -> bool:
+    """Whether `text` can be UTF-8 (a lone surrogate, which JSON allows, cannot: no UTF-8 line holds it)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
