@@ -269,3 +269,26 @@ def _counted(path, jobs):
 
     _HALVES.append(len(jobs))
     return [list(checks._check_pattern(path, entry, where)) for entry, where in jobs]
+
+
+def test_the_quick_character_test_never_spares_a_line_that_holds_a_bad_character() -> None:
+    """plain_json lets a line skip the walk over its strings only when no decoded string can hold an unsafe or
+    hidden character; a pattern's escaped backslashes (`\\\\.`) do not stop it (most catalog lines have them)."""
+    import json
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from generator.checks.catalogparts import bad_characters, plain_json
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.text(st.sampled_from("a\\.\"\t\n\x00\x1b\x7f\x85\u200b\u202e\ufeff\ufdd0\U0001fffe/u0"), max_size=12), max_size=4),
+           st.booleans())
+    def check(texts, ascii_only):
+        line = json.dumps({"pattern": texts}, ensure_ascii=ascii_only)
+        if plain_json(line):
+            assert list(bad_characters(json.loads(line))) == []
+
+    check()
+    assert plain_json(json.dumps({"pattern": "No available memory for the cache blocks\\."}))
+    assert not plain_json(json.dumps({"pattern": "\\\x1b"})) and not plain_json(json.dumps({"t": "\u202e"}, ensure_ascii=True))

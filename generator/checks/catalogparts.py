@@ -25,7 +25,9 @@ from ..records.load import RawRecord, load_file, pointer_escape
 from .catalogschema import validator
 
 RELEASES, PROJECTS, LINKS = "releases.json", "projects.yaml", "links.json"
-_ESCAPES = re.compile(r"\\[^tn\"\\]")
+# An escape other than \t, \n, \" and \\: a backslash that starts an escape (an odd one in its run) before any
+# other character. The second backslash of an escaped pair (`\\.` in a pattern) starts none.
+_ESCAPES = re.compile(r"(?<!\\)(?:\\\\)*\\[^tn\"\\]")
 MAX_FILE_BYTES = 16 << 20  # releases.json, links.json: far above any real one
 HINTS = {RELEASES: "make releases.json match schema/catalog-releases.schema.json (the message names the field); `errdex harvest` writes it",
          PROJECTS: "make projects.yaml match schema/catalog-projects.schema.json (the message names the field)",
