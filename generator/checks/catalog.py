@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .. import forked
 from ..cachedir import cached_findings
 from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
@@ -101,9 +102,7 @@ def _parse(n: int, line: str) -> tuple[dict | None, str]:
 def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
     """Every line's findings, in line order. The patterns' checks (most of the time: each pattern is analysed for
     portability and speed) run after the other checks of the file, in two processes for a big file."""
-    steps: list[Finding | tuple[dict, tuple[int, int]]] = []  # a finding, or a pattern to check there
-    for item in _line_checks(path, releases):
-        steps.append(item)
+    steps = list(_line_checks(path, releases))  # a finding, or a pattern to check there
     jobs = [step for step in steps if isinstance(step, tuple)]
     found = iter(_pattern_findings(path, jobs))
     for step in steps:
@@ -151,18 +150,12 @@ PARALLEL_PATTERNS = 1000  # from this many patterns in a file, two processes che
 
 
 def _pattern_findings(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[list[Finding]]:
-    """Each job's pattern findings, in the jobs' order; two processes share a big file's (fork, 2+ cores)."""
-    import multiprocessing
-
-    if len(jobs) < PARALLEL_PATTERNS or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [list(_check_pattern(path, entry, where)) for entry, where in jobs]
-    from concurrent.futures import ProcessPoolExecutor
-
+    """Each job's pattern findings, in the jobs' order; two processes share a big file's (generator.forked)."""
+    if len(jobs) < PARALLEL_PATTERNS or not forked.available():
+        return _patterns_of(path, jobs)
     half = (len(jobs) + 1) // 2
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-        second = pool.submit(_patterns_of, path, jobs[half:])
-        first = _patterns_of(path, jobs[:half])
-        return first + second.result()
+    rest = forked.start(lambda: _patterns_of(path, jobs[half:]))
+    return _patterns_of(path, jobs[:half]) + rest()
 
 
 def _patterns_of(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[list[Finding]]:

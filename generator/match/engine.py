@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import re2
 
+from .. import forked
 from .logline import json_groups as _json_groups
 from .rules import RULES
 from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
@@ -97,14 +98,6 @@ def fill_message(message: str, groups: Iterable[str | None]) -> str:
         out.append("{}" if value is None else value)
         out.append(part)
     return "".join(out)
-
-
-def _can_fork() -> bool:
-    """Whether a second process can scan half of a big input: two or more cores and fork (Linux, macOS)."""
-    import multiprocessing
-    import os
-
-    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _boundary(data: bytes, n: int) -> int:
@@ -184,34 +177,26 @@ class Matcher:
         (a repeat only counts, unless it is the first to name the exception class on its line). An in-memory
         stream of at least `parallel_from` bytes is scanned in two halves at once (split at a line break, the
         second in a forked process), with the same results."""
-        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= parallel_from and _can_fork():
+        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= parallel_from and forked.available():
             return self.rank(self._scan_halves(stream))
         return self.rank(self.scan(stream, repeats=True))
 
     def _scan_halves(self, stream: io.BytesIO) -> list[Hit]:
-        import multiprocessing
-
         data = stream.getvalue()[stream.tell():]
         cut = data.find(b"\n", len(data) // 2) + 1 or len(data)
         base = data.count(b"\n", 0, cut) + 1
-        reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
 
-        def second() -> None:
+        def second() -> tuple[list[tuple], int, int]:
             # as plain tuples: a dataclass is slow to unpickle a hundred thousand times
             hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line)
                     for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
-            writer.send((hits, self.lines_read, self.bytes_read))
+            return hits, self.lines_read, self.bytes_read
 
-        child = multiprocessing.get_context("fork").Process(target=second, daemon=True)
-        child.start()
-        writer.close()
-        try:
-            hits = list(self.scan(io.BytesIO(data[:cut]), repeats=True))
-            lines, size = self.lines_read, self.bytes_read
-            more, more_lines, more_size = reader.recv()
-        finally:
-            child.join()
-        self.lines_read, self.bytes_read = (lines + more_lines if cut < len(data) else lines), size + more_size
+        rest = forked.start(second)
+        hits = list(self.scan(io.BytesIO(data[:cut]), repeats=True))
+        lines, size = self.lines_read, self.bytes_read
+        more, more_lines, more_size = rest()
+        self.lines_read, self.bytes_read = lines + more_lines, size + more_size
         return hits + [Hit(*h) for h in more]
 
     def scan(self, stream: IO[bytes], repeats: bool = False, first_line: int = 1) -> Iterator[Hit]:
