@@ -9,8 +9,8 @@ re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
     Hyperscan is installed);
   - `catalog`: each project's releases and settings; `catalog/<slug>/entries` its entries (JSON, by id, in
     compressed blocks of BLOCK_ITEMS) with `catalog/<slug>/ids`: an entry is decoded when it is asked for;
-  - `sites` (+ `sites/starts`): every raise site under `"<file name>:<line>"`, in compressed shards, for reading
-    traceback frames.
+  - `sites` (+ `sites/starts`): every raise site under `"<file name>:<line>"`, in SITE_SHARDS shards compressed
+    one a block, for reading traceback frames.
 
 Content-addressed: the header names the hash of the data it was made from (`data_hash`: every record file, every
 catalog file, the site settings and this code's version) and every section's sha256, checked the first time a
@@ -76,12 +76,12 @@ def _shard(key: str) -> int:
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) % SITE_SHARDS
 
 
-def _blocked(items: list[bytes]) -> tuple[bytes, list[int]]:
-    """`items` (JSON texts, which hold no raw line break) as zlib blocks of BLOCK_ITEMS lines each, and where each
-    block starts (plus the end): item i is line i % BLOCK_ITEMS of block i // BLOCK_ITEMS."""
+def _blocked(items: list[bytes], per_block: int = BLOCK_ITEMS) -> tuple[bytes, list[int]]:
+    """`items` (compact JSON texts, which hold no raw line break) as zlib blocks of `per_block` lines each, and where
+    each block starts (plus the end): item i is line i % per_block of block i // per_block."""
     out, starts, at = [], [], 0
-    for i in range(0, len(items), BLOCK_ITEMS):
-        block = zlib.compress(b"\n".join(items[i:i + BLOCK_ITEMS]), 1)
+    for i in range(0, len(items), per_block):
+        block = zlib.compress(b"\n".join(items[i:i + per_block]), 1)
         starts.append(at)
         out.append(block)
         at += len(block)
@@ -164,17 +164,17 @@ class Bundle:
 class Blocks:
     """Items stored by `_blocked`: item i read by decompressing its block, which is then kept."""
 
-    def __init__(self, body: Any, starts: list[int], count: int):
-        self._body, self._starts, self._count = body, starts, count  # body(): the section's bytes
-        self._recent: dict[int, list[bytes]] = {}
+    def __init__(self, body: Any, starts: list[int], count: int, per_block: int = BLOCK_ITEMS):
+        self._body, self._starts, self._count, self._per = body, starts, count, per_block  # body(): the section's bytes
+        self._blocks: dict[int, list[bytes]] = {}
 
     def __len__(self) -> int:
         return self._count
 
     def __getitem__(self, i: int) -> bytes:
-        n = i // BLOCK_ITEMS
-        lines = self._recent.get(n)
+        n = i // self._per
+        lines = self._blocks.get(n)
         if lines is None:  # kept: at most the section's size, decompressed (a big log reads thousands of blocks)
             body = self._body()
-            lines = self._recent[n] = zlib.decompress(body[self._starts[n]:self._starts[n + 1]]).split(b"\n")
-        return lines[i % BLOCK_ITEMS]
+            lines = self._blocks[n] = zlib.decompress(body[self._starts[n]:self._starts[n + 1]]).split(b"\n")
+        return lines[i % self._per]

@@ -4,7 +4,6 @@ Hyperscan database compiled, everything written as the bundle's sections."""
 from __future__ import annotations
 
 import json
-import zlib
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,14 +43,10 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
         sections[f"catalog/{slug}/ids"] = _compact({"ids": ids, "blocks": blocks})
         projects[slug] = {"releases": project.releases, "package": project.package, "repository": project.repository,
                           "source_url": project.source_url, "entries": len(ids)}
-    shards, starts, at = [], [], 0  # one compressed JSON object per shard, empty ones too, in shard order
-    for n in range(SITE_SHARDS):
-        shard = sites.get(n, {})
-        body = zlib.compress(_compact({key: sorted(items, key=lambda i: (i[1], i[2], i[3])) for key, items in shard.items()}), 1)
-        shards.append(body)
-        starts.append(at)
-        at += len(body)
-    sections["sites"], sections["sites/starts"] = b"".join(shards), _compact(starts + [at])
+    shards = [_compact({key: sorted(items, key=lambda i: (i[1], i[2], i[3])) for key, items in sites.get(n, {}).items()})
+              for n in range(SITE_SHARDS)]  # every shard, empty ones too, in shard order, one a block
+    sections["sites"], starts = _blocked(shards, per_block=1)
+    sections["sites/starts"] = _compact(starts)
     sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count})
     tables = compile_tables(patterns)
     for name, value in tables.as_json().items():  # a field a section: a reader loads what it uses
@@ -69,14 +64,14 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     return sections, summary
 
 
-def make(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO[str]) -> bytes | str:
+def make(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO[str], digest: str | None = None) -> bytes | str:
     """The bundle of the records in `records_dir` and the catalog in `catalog_dir`, or why there is none (the
     records' findings are written to `log`). The records are checked first: a bundle holds only checked records."""
     from ..catalog.reader import load_catalog
     from ..findings import FORMATTERS
     from ..checks.pipeline import check
 
-    digest = data_hash(records_dir, catalog_dir, settings)
+    digest = digest or data_hash(records_dir, catalog_dir, settings)  # `digest`: the caller has just hashed the data
     result = check([Path(records_dir)], Path(records_dir))
     if result.failed:
         log.write(FORMATTERS["text"](result.findings, result.file_count))

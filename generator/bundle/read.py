@@ -5,12 +5,11 @@ bundles, one per state of the data, made when the cache has none for the data in
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from . import _ROW, KEEP, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, write_atomic
+from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, write_atomic
 from .compile import make
 
 
@@ -69,7 +68,7 @@ def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
     serialised = bundle.section("match/hyperscan") if catalog and bundle.has("match/hyperscan") else None
     matcher = Matcher(patterns, tables=tables, engine=engine, serialised=serialised)
     return Served(api, cat, summary.get("repo_url"), matcher=matcher, record_patterns=n_records,
-                  site_index=(lambda key: _site_shard(bundle, key)) if catalog else None)
+                  site_index=SiteIndex(bundle) if catalog else None)
 
 
 def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
@@ -115,18 +114,16 @@ def _records_only(t: Any, n: int) -> Any:
                   [i for i in t.always if i < n])
 
 
-def _site_shard(bundle: Bundle, key: str) -> list[list[Any]]:
-    """The raise sites at `"<file name>:<line>"`: its shard decompressed and read (then kept) when first asked."""
-    if not bundle.has("sites"):
-        return []
-    cache = bundle.__dict__.setdefault("_sites", {})
-    n = _shard(key)
-    if n not in cache:
-        if "_starts" not in cache:
-            cache["_starts"] = bundle.json("sites/starts")
-        starts = cache["_starts"]
-        cache[n] = json.loads(zlib.decompress(bundle.section("sites")[starts[n]:starts[n + 1]]))
-    return cache[n].get(key, [])
+class SiteIndex:
+    """The raise sites at `"<file name>:<line>"` (a bundle's `sites`): its shard decompressed when first asked for."""
+
+    def __init__(self, bundle: Bundle):
+        self._bundle, self._shards = bundle, None
+
+    def __call__(self, key: str) -> list[list[Any]]:
+        if self._shards is None:
+            self._shards = Blocks(lambda: self._bundle.section("sites"), self._bundle.json("sites/starts"), SITE_SHARDS, per_block=1)
+        return json.loads(self._shards[_shard(key)]).get(key, [])
 
 
 # -- the cache -------------------------------------------------------------------------------------------------
@@ -144,7 +141,7 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
                 return bundle
         except BundleError:
             pass  # rebuilt below
-    made = make(records_dir, catalog_dir, settings, log)
+    made = make(records_dir, catalog_dir, settings, log, digest)
     if isinstance(made, str):
         return made
     write_atomic(path, made)
