@@ -8,11 +8,11 @@ catalog); this module reads the log, the versions and writes the answer as text 
 from __future__ import annotations
 
 import sys
-import unicodedata
 from pathlib import Path
 from typing import IO, Any
 
 from ..catalog.query import traceback_fit
+from ..match.output import hit_lines
 from ..terminal import json_text, shown
 
 
@@ -45,27 +45,6 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     return out
 
 
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _hit_lines(item: dict[str, Any]) -> list[str]:
-    """Where a record's message is in the log: the line with the match underlined, the values it holds and the
-    message they fill in, and the other lines it is on."""
-    text, (s, e) = item["text"], item["span"]
-    where = f"line {item['line']}, col {item['column']}"
-    out = [f"   {where}: {shown(text)}",
-           "   " + " " * (_width(where) + 2 + _width(shown(text[:s]))) + "^" * max(1, _width(shown(text[s:e])))]
-    values = [v for v in item["values"] if v is not None]
-    if values:
-        out.append(f"   values: {', '.join(shown(v) for v in values)}")
-        out.append(f"   message: {shown(item['message'])}")
-    if item["occurrences"] > 1:
-        lines = ", ".join(map(str, item["lines"][:10])) + (", ..." if item["occurrences"] > 10 else "")
-        out.append(f"   found {item['occurrences']} times, on lines {lines}")
-    return out
-
-
 def _fix_lines(fix: dict[str, Any] | None) -> list[str]:
     """The best fix (by counted reports) and its count: "worked in 3 of 4 reports", or "not yet reported"."""
     if not fix:
@@ -91,7 +70,7 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
         out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
         if item["type"] == "record":
             out.append(f"   {shown(item['title'])}")
-            out += _hit_lines(item)
+            out += hit_lines(item)
             out += _fix_lines(item.get("fix"))
             out.append(f"   page: {shown(item.get('url', ''))}")
             for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)

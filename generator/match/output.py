@@ -72,26 +72,31 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+def hit_lines(item: dict[str, Any]) -> list[str]:
+    """Where a result (`result_json`'s shape) is in the log: the line with the match underlined, the values it
+    holds and the message they fill in, and the other lines it is on. Every text goes through `shown`."""
+    text, (s, e) = item["text"], item["span"]
+    where = f"line {item['line']}, col {item['column']}"
+    out = [f"   {where}: {shown(text)}",
+           "   " + " " * (_width(where) + 2 + _width(shown(text[:s]))) + "^" * max(1, _width(shown(text[s:e])))]
+    values = [v for v in item["values"] if v is not None]
+    if values:
+        out.append(f"   values: {', '.join(shown(v) for v in values)}")
+        out.append(f"   message: {shown(item['message'])}")
+    if item["occurrences"] > 1:
+        lines = ", ".join(map(str, item["lines"][:10])) + (", ..." if item["occurrences"] > 10 else "")
+        out.append(f"   found {item['occurrences']} times, on lines {lines}")
+    return out
+
+
 def format_text(results: list[Result], top: int, source: str, lines: int, size: int) -> str:
     """Every text from the data (the pattern file's or the records', the log's, the file name) goes through
     `shown`: no control or direction character reaches the terminal, and none can forge a line."""
     out = []
     for i, r in enumerate(results[:top], 1):
-        h = r.first
-        s, e = h.span
-        before, hit, text = shown(h.text[:s]), shown(h.text[s:e]), shown(h.text)
         out.append(f"{i}. {shown(r.pattern.id)}  (score {r.score})")
         out.append(f"   {shown(r.pattern.title)}")
-        where = f"line {h.line}, col {h.column}"
-        out.append(f"   {where}: {text}")
-        out.append("   " + " " * (_width(where) + 2 + _width(before)) + "^" * max(1, _width(hit)))
-        values = [v for v in h.groups if v is not None]
-        if values:
-            out.append(f"   values: {', '.join(shown(v) for v in values)}")
-            out.append(f"   message: {shown(r.filled_message)}")
-        if r.occurrences > 1:
-            shown_lines = ", ".join(map(str, r.lines[:10])) + (", ..." if r.occurrences > 10 else "")
-            out.append(f"   found {r.occurrences} times, on lines {shown_lines}")
+        out += hit_lines(result_json(i, r))
         out.append(f"   page: {shown(r.pattern.url)}")
         out.append(f"   why: {shown('; '.join(reasons(r)))}")
         out.append("")
