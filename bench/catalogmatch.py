@@ -55,14 +55,23 @@ def traceback_500(catalog: Path, lines: int = 500, seed: int = 3) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
-def shard_keys(index: dict, text: str) -> set[str]:
-    """The shards the page fetches for `text`, step for step as errdex-match-catalog.js chooses them."""
+def shard_keys(index: dict, text: str, files: dict[str, bytes] | None = None) -> set[str]:
+    """The probe pieces and shards the page fetches for `text`, step for step as errdex-match-catalog.js chooses
+    them (`files`: the catalog match files by API path, to read the pieces from)."""
+    from generator.routes import api_path
+
     tokens: dict[str, list[tuple[str, str]]] = {}
-    always: list[tuple[str, str]] = []
-    for n, group in enumerate(index["groups"]):
-        for token, probes in group.items():
-            (always if token == "" else tokens.setdefault(token, [])).extend((f"m{n}", p) for p in probes)
+    always = [(f"m{n}", p) for n, _token, probes in index["always"] for p in probes]
+    words = {token for line in text.split("\n") for token in WORD.findall(line)}
     keys: set[str] = set()
+    for k in sorted({zlib.crc32(t.encode("utf-8")) % index["message_shards"] % index["pieces"] for t in words}):
+        if k not in index["pieces_written"]:
+            continue
+        keys.add(f"p{k}")
+        piece = json.loads(files[api_path("catalog_match_shard", f"p{k}")]) if files else {}
+        for n, group in piece.items():
+            for token, probes in group.items():
+                tokens.setdefault(token, []).extend((f"m{n}", p) for p in probes)
     for line in text.split("\n"):
         line = line.removesuffix("\r")
         for token in set(WORD.findall(line)):
@@ -93,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"catalog match files: {len(files)}, {sum(map(len, files.values())):,} bytes ({sum(gz.values()):,} gzip); "
           f"index {len(files[index_path]):,} bytes ({gz[index_path]:,} gzip)")
     paste = traceback_500(args.catalog)
-    keys = shard_keys(json.loads(files[index_path]), paste)
-    print(f"paste: {paste.count(chr(10))} lines; shards it needs: {len(keys)} "
+    keys = shard_keys(json.loads(files[index_path]), paste, files)
+    print(f"paste: {paste.count(chr(10))} lines; probe pieces and shards it needs: {len(keys)} "
           f"({sum(gz[api_path('catalog_match_shard', k)] for k in keys):,} bytes gzip)")
 
     work = Path(tempfile.mkdtemp(prefix="errdex-bench-catalog-"))

@@ -44,9 +44,9 @@ def test_the_most_worked_then_the_fewest_failed_then_the_first():
 def test_the_api_names_the_best_fix_and_its_count():
     record = _record([("/solutions/2", "worked"), ("/solutions/2", "partial")])
     doc = json.loads(api_files([record])[f"errors/{record.id}.json"])
-    assert doc["best_fix"] == {"fix": "/solutions/2", "worked": 1, "failed": 0, "partial": 1, "reports": 2}
+    assert doc["best_fix"] == {"fix": "/solutions/2", "worked": 1, "failed": 0, "partial": 1, "reports": 2, "commands": []}
     plain = json.loads(api_files([_record([])])[f"errors/{record.id}.json"])
-    assert plain["best_fix"] == {"fix": "/solutions/0", "worked": 0, "failed": 0, "partial": 0, "reports": 0}
+    assert plain["best_fix"] == {"fix": "/solutions/0", "worked": 0, "failed": 0, "partial": 0, "reports": 0, "commands": []}
 
 
 def test_errdex_match_shows_the_best_fix_with_its_count(capsys, tmp_path):
@@ -73,3 +73,15 @@ def test_the_error_page_leads_with_the_best_fix_and_its_count():
         page = render.render_site_pages([_record([])], lang, render.SiteLinks())
         box = page[routes.page_path("error", "demo/kv-cache-out-of-memory")].split('class="errdex-best-fix"', 1)[1].split("</div>", 1)[0]
         assert ("first" if lang == "en" else "一") in box and ("Not yet reported" if lang == "en" else "尚无报告") in box
+
+
+def test_a_fix_names_the_commands_it_spells_out_to_copy():
+    from generator.records.evidence import commands
+
+    text = ("Start the server with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and --max-model-len 4096 (or "
+            "--dtype=half), after `pip install -U vllm`; pip install vLLM together with its torch is prose, "
+            "the `architectures` key is a name, and --max-model-len alone is said once.")
+    assert commands(text) == ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "--max-model-len 4096", "--dtype=half",
+                              "pip install -U vllm"]
+    assert commands("Lower the batch size.") == []
+    assert commands("pip install flash-attn --no-build-isolation.") == ["pip install flash-attn --no-build-isolation"]

@@ -104,14 +104,16 @@ PASTED = "[rank0]: servekit.CacheOOMError: Cannot allocate 4096 KV cache blocks:
 def test_a_pasted_error_in_the_home_box_reaches_its_record(page, base_url, lang):
     prefix = "zh/" if lang == "zh" else ""
     page.goto(base_url + prefix, wait_until="networkidle")
-    page.fill(".errdex-home-search input", PASTED)
-    page.press(".errdex-home-search input", "Enter")
+    page.fill(".errdex-home-search textarea", PASTED)
+    page.press(".errdex-home-search textarea", "Enter")
     first = page.locator(".md-search-result__item").first
     first.wait_for(timeout=15000)
     assert first.get_attribute("data-errdex-matched") == "demo/kv-cache-out-of-memory"
     title = first.locator("h1").inner_text()
     assert ("是什么原因造成的" in title) if lang == "zh" else title.startswith("What causes")
-    assert first.locator("code").inner_text() == "Cannot allocate 4096 KV cache blocks: out of GPU memory"
+    # its answer card's fix first, with its count of reports, in the page's language
+    assert first.locator("p").inner_text() == ("修复方法（1 份报告中有 1 份有效）：降低 max_model_len，让每个序列需要的块更少" if lang == "zh"
+                                               else "Fix (worked in 1 of 1 report): Lower max_model_len so that each sequence needs fewer blocks")
     # The record is not listed twice, and a whole log can go to the paste page with the text.
     hrefs = [a.get_attribute("href") for a in page.locator(".md-search-result__link").all()]
     assert sum(h.rstrip("/").endswith("errors/demo/kv-cache-out-of-memory") for h in hrefs) == 1
@@ -119,6 +121,37 @@ def test_a_pasted_error_in_the_home_box_reaches_its_record(page, base_url, lang)
     page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
     assert page.locator("textarea").input_value() == PASTED
     assert page.locator("[data-errdex-result]").first.get_attribute("data-id") == "demo/kv-cache-out-of-memory"
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_box_keeps_a_tracebacks_lines_and_sends_it_to_the_paste_page(page, base_url, lang):
+    prefix = "zh/" if lang == "zh" else ""
+    page.goto(base_url + prefix, wait_until="networkidle")
+    traceback = "Traceback (most recent call last):\n  File \"/app/engine.py\", line 88, in step\n" + PASTED
+    box = page.locator(".errdex-home-search textarea")
+    box.focus()
+    page.keyboard.insert_text(traceback)  # as a paste: the newlines stay
+    assert box.input_value() == traceback
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: "/match/?paste=" in url, timeout=15000)
+    page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
+    assert page.locator("[data-errdex-matcher] textarea").input_value() == traceback
+    assert page.locator("[data-errdex-result]").first.get_attribute("data-id") == "demo/kv-cache-out-of-memory"
+    assert page.problems == []
+
+
+def test_tabbing_out_of_the_header_search_closes_it(page, base_url):
+    page.goto(base_url + "browse/tags/", wait_until="networkidle")
+    page.keyboard.press("/")
+    page.keyboard.insert_text("cache")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert page.evaluate("document.getElementById('__search').checked")
+    for _ in range(40):  # past the box and its results, out of the search
+        page.keyboard.press("Tab")
+        if not page.evaluate("document.querySelector('[data-errdex-search]').contains(document.activeElement)"):
+            break
+    assert not page.evaluate("document.getElementById('__search').checked")  # no overlay left over the page
     assert page.problems == []
 
 
@@ -151,7 +184,7 @@ def test_the_chinese_paste_page_shows_chinese_titles(page, base_url):
     page.wait_for_selector("[data-errdex-matcher][data-state=ready]", timeout=15000)
     page.fill("textarea", PASTED)
     page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
-    title = page.locator("[data-errdex-result] .errdex-matcher__title a").first.inner_text()
+    title = page.locator("[data-errdex-result] .errdex-card__title a").first.inner_text()
     assert title.startswith("在 example-org/servekit 中") and "是什么原因造成的" in title
     assert page.problems == []
 
@@ -182,7 +215,7 @@ def test_the_404_page_offers_search_paste_and_working_language_links(browser, se
     response = page.goto(served_by_errdex + prefix + "errors/no/such-record/", wait_until="networkidle")
     assert response.status == 404
     assert page.locator("h1").first.inner_text() == ("页面不存在" if lang == "zh" else "Page not found")
-    assert page.locator(".errdex-home-search input").count() == 1
+    assert page.locator(".errdex-home-search textarea").count() == 1
     for link, want in (("paste", prefix + "match/"), ("home", prefix)):
         href = page.locator(f"[data-errdex-notfound={link}]").get_attribute("href")
         assert page.evaluate("h => new URL(h, location.href).href", href) == served_by_errdex + want
@@ -192,8 +225,8 @@ def test_the_404_page_offers_search_paste_and_working_language_links(browser, se
         assert target == served_by_errdex + want, (other, href)
         assert page.request.get(target).status == 200
     # The search box on the 404 page searches.
-    page.fill(".errdex-home-search input", PASTED)
-    page.press(".errdex-home-search input", "Enter")
+    page.fill(".errdex-home-search textarea", PASTED)
+    page.press(".errdex-home-search textarea", "Enter")
     page.wait_for_selector("[data-errdex-matched]", timeout=15000)
     context.close()
 

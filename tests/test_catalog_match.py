@@ -118,13 +118,26 @@ def test_the_files_are_deterministic_and_hold_every_entry(tmp_path):
     two = catalog_match_files(write_catalog(fixture, tmp_path / "b"))
     assert one == two
     index = json.loads(one[api_path("catalog_match_index")])
-    probes = sum(len(v) for g in index["groups"] for v in g.values())
-    assert probes == index["entries"] == sum(len(v) for v in fixture["catalog"]["entries"].values())
+    pieces = [json.loads(body) for path, body in one.items() if path.rsplit("/", 1)[-1].startswith("p")]
+    probes = sum(len(a[2]) for a in index["always"]) + sum(len(v) for p in pieces for g in p.values() for v in g.values())
+    entries = sum(len(v) for v in fixture["catalog"]["entries"].values())
+    assert index["entries"] == entries and len(pieces) == len(index["pieces_written"])
+    # every entry, and a second probe for each whose cut-off head its literal does not hold
+    assert probes == entries + sum(1 for v in fixture["catalog"]["entries"].values() for e in v
+                                   if len(_probes_of(e)) == 2)
     assert index["projects"]["vllm"]["releases"][0] == "0.6.5"
     shard = next(json.loads(body) for path, body in one.items() if path.rsplit("/", 1)[-1].startswith("m"))
     entry = next(iter(shard.values()))[0]
     assert {"id", "js", "template", "specificity", "releases", "sites"} <= set(entry)
     assert catalog_match_files(tmp_path / "none") == {}
+
+
+def _probes_of(entry: dict) -> list[str]:
+    """What an entry is found by: its literal, and the head of its partial text when the literal lacks it."""
+    from generator.match.rules import RULES, partial_text
+
+    head = partial_text(entry["template"])[:RULES["partial_min_chars"]]
+    return [entry["literal"]] + ([head] if head and head not in entry["literal"] else [])
 
 
 @pytest.mark.data
@@ -138,7 +151,7 @@ def test_the_real_catalog_fits_the_download_budget():
     files = catalog_match_files(catalog)
     index = files[api_path("catalog_match_index")]
     index_gz = len(gzip.compress(index, 9))
-    keys = shard_keys(json.loads(index), traceback_500(catalog))
+    keys = shard_keys(json.loads(index), traceback_500(catalog), files)
     shards_gz = sum(len(gzip.compress(files[api_path("catalog_match_shard", k)], 9)) for k in keys)
     assert index_gz <= 1_000_000, index_gz
     assert index_gz + shards_gz <= 1_500_000, (index_gz, shards_gz, len(keys))
@@ -226,6 +239,7 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
         items = page.query_selector_all("[data-errdex-catalog-result]")
         # 0.6.5 lacks the first (60 - 30) and has the second (18 + 10): the ranking of the conformance fixture
         assert [i.get_attribute("data-id") for i in items] == ["vllm/0032c5647d53c1e0", "vllm/0b1ab62b00ec0b4b"]
+        items[0].query_selector("summary").click()  # where, which releases and why: folded under the card
         partial = items[0].inner_text()
         assert "vllm/multimodal/processing.py:1259" in partial and "0.7.0" in partial and "0.7.2" in partial
         assert "errdex new vllm/<slug> --from-catalog vllm/0032c5647d53c1e0" in partial
@@ -233,11 +247,14 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
         assert ("gone since 0.7.3" if lang == "en" else "自 0.7.3 起已移除") in partial
         issue = items[0].query_selector("a[data-errdex-issue]").get_attribute("href")
         assert "template=new-error.yml" in issue and "from-catalog" not in issue and "modality%3Daudio" in issue
+        assert ("No fix yet" if lang == "en" else "暂无修复方法") in items[0].query_selector("[data-errdex-fix]").inner_text()
         entry = items[0].query_selector("a[data-errdex-entry]").get_attribute("href")
         assert entry == root + "catalog/entry/?id=vllm%2F0032c5647d53c1e0"
         assert items[0].query_selector("a[data-errdex-guide]") is None
         guide = items[1].query_selector("a[data-errdex-guide]")  # links.json: a curated record explains it
         assert guide.get_attribute("href") == root + "errors/demo/request-timeout/"
+        # and its card shows that record's fix
+        assert items[1].query_selector(".errdex-card__fixtext").inner_text() == ("Raise the request timeout" if lang == "en" else "提高请求超时时间")
         page.select_option("[data-errdex-version-release]", "0.7.0")
         page.wait_for_function("() => document.querySelector('[data-errdex-catalog-result]') && "
                                "!document.querySelector('.errdex-matcher__absent')")  # 0.7.0 has both messages

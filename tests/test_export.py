@@ -12,7 +12,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from api_records import assert_holds, fixture_data, fixture_records
 from generator.api.export import API_VERSION, api_files, encode_json, safe_relpath, write_api
-from generator.match.rules import RULES
+from generator.match.rules import GENERIC_MESSAGES, RULES
 from generator.records.model import Record
 from generator.checks.pipeline import check
 from generator.records.schema import schema_text
@@ -168,8 +168,13 @@ def test_index_and_match_entries_of_the_small_records():
         "specificity": 31,
         "anchored": False,
         "exception_name": "FixtureError",
+        "card": {"title": 'What causes "Fixture pool exhausted: {} wanted" in example-org/fixture-engine?',
+                 "title_zh": "在 example-org/fixture-engine 中，“Fixture pool exhausted: {} wanted” 是什么原因造成的？",
+                 "project": "zz-fixture", "exception": "FixtureError", "releases": [],
+                 "fix": {"text": "Ask for fewer slots", "text_zh": "请求更少的槽位", "worked": 1, "failed": 0, "partial": 0,
+                         "reports": 1, "commands": []}},
     }
-    assert match["rules"] == RULES
+    assert match["rules"] == {**RULES, "generic": GENERIC_MESSAGES}
     assert "exception_class" not in match["patterns"][0]
     assert match["patterns"][2]["superseded_by"] == "zz-fixture/live-thing"
 
@@ -192,8 +197,9 @@ def test_a_prose_change_changes_the_version_and_only_the_files_that_hold_it():
     after = api_files([Record.model_validate(d) for d in data])
     changed = {p for p in before if before[p] != after[p]}
     # Only the manifest carries the dataset version (and openapi.json, in its manifest example), so the index,
-    # patterns, stats, schema and every other record file keep their bytes: a client skips them.
-    assert changed == {"errors/zz-fixture/retired-thing.json", "errors.ndjson", "manifest.json", "openapi.json"}
+    # stats, schema and every other record file keep their bytes: a client skips them. match.json changes: its
+    # answer cards carry each record's best fix.
+    assert changed == {"errors/zz-fixture/retired-thing.json", "errors.ndjson", "manifest.json", "openapi.json", "match.json"}
     assert json.loads(before["manifest.json"])["dataset_version"] != json.loads(after["manifest.json"])["dataset_version"]
 
 

@@ -15,7 +15,8 @@ import re2
 
 from generator.cli import main
 from generator.api.export import api_files
-from generator.match.engine import Matcher, Pattern, fill_message
+from generator.match.engine import Matcher, Pattern
+from generator.match.hits import fill_message
 from generator.match.index import patterns_from_records
 from generator.match.output import reasons
 from generator.checks.pipeline import check
@@ -99,8 +100,11 @@ def test_text_output_names_the_record_the_line_and_the_page(tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("1. ")
-    assert "line " in lines[2] and "^^^^" in lines[3]
-    assert "page: https://errdex.dev/errors/" in out and "why: specificity" in out
+    # the card first: title, project and exception, the best fix, the page; then where in the log
+    assert lines[2].startswith("   transformers · ValueError · ") and lines[3].startswith("   fix (")
+    at = next(i for i, line in enumerate(lines) if line.startswith("   line "))
+    assert "^^^^" in lines[at + 1] and lines[at - 1].startswith("   page: https://errdex.dev/errors/")
+    assert "why: specificity" in out
     assert lines[-1].startswith("3 known errors found in") and "(showing 1)" in lines[-1]
 
 

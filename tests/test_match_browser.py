@@ -34,6 +34,16 @@ def test_pasting_a_traceback_shows_the_record_highlighted(page, base_url, path, 
     results = page.query_selector_all("[data-errdex-result]")
     assert [r.get_attribute("data-id") for r in results] == ["demo/kv-cache-out-of-memory", "demo/request-timeout"]
     first = results[0]
+    # The answer card: the fix (by counted reports) and its count show at once, in the page's language
+    fix = first.query_selector("[data-errdex-fix]")
+    assert fix.is_visible()
+    assert fix.query_selector(".errdex-card__fixtext").inner_text() == (
+        "降低 max_model_len，让每个序列需要的块更少" if lang_root else "Lower max_model_len so that each sequence needs fewer blocks")
+    assert fix.query_selector(".errdex-card__count").inner_text() == ("1 份报告中有 1 份有效" if lang_root else "worked in 1 of 1 report")
+    assert "demo · servekit.CacheOOMError" in first.query_selector(".errdex-card__facts").inner_text()
+    # where it is in the paste and why, folded under the card until asked for
+    assert not first.query_selector("mark").is_visible()
+    first.query_selector("summary").click()
     assert first.query_selector("mark").inner_text() == "Cannot allocate 512 KV cache blocks. out of GPU memory"
     assert first.query_selector("pre").inner_text() == "servekit.CacheOOMError: Cannot allocate 512 KV cache blocks. out of GPU memory"
     assert [c.inner_text() for c in first.query_selector_all(".errdex-matcher__values code")] == ["512"]
@@ -41,6 +51,7 @@ def test_pasting_a_traceback_shows_the_record_highlighted(page, base_url, path, 
     assert link.get_attribute("href") == f"{base_url}{lang_root}errors/demo/kv-cache-out-of-memory/"
     assert "CacheOOMError" in first.inner_text()  # the reason it ranks first: its exception class is on the line
     second = results[1]
+    second.query_selector("summary").click()
     assert [c.inner_text() for c in second.query_selector_all(".errdex-matcher__values code")] == ["req-42", "30"]
     link.click()
     page.wait_for_url(f"{base_url}{lang_root}errors/demo/kv-cache-out-of-memory/")
@@ -123,7 +134,7 @@ def test_a_pattern_that_hangs_is_skipped_named_and_match_json_is_fetched_once(br
             arg=len(SLOW_TRACEBACK), timeout=30000)
         ids = [r.get_attribute("data-id") for r in page.query_selector_all("[data-errdex-result]")]
         assert ids == ["demo/kv-cache-out-of-memory"]
-        assert page.query_selector("[data-errdex-result] mark").inner_text() == "Cannot allocate 512 KV cache blocks. out of GPU memory"
+        assert page.query_selector("[data-errdex-result] mark").text_content() == "Cannot allocate 512 KV cache blocks. out of GPU memory"
         notice = page.inner_text("[data-errdex-matcher-notice]")
         assert SLOW_ID in notice and "too long" in notice
         # Another paste runs without the slow pattern at once, still from the one fetch.

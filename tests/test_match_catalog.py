@@ -53,7 +53,8 @@ def test_text_names_the_site_releases_and_that_there_is_no_guide(capsys, tmp_pat
     code, out, _ = _run(capsys, tmp_path)
     assert code == 0
     assert "(catalog entry, score" in out and "raised at servekit/sched.py:88 (as of 0.3.0)" in out
-    assert "raised by releases 0.2.0 to 0.3.0" in out and "no guide yet" in out
+    assert "demo · RuntimeError · raised since 0.2.0 (to 0.3.0, the newest harvested)" in out and "no guide yet" in out
+    assert "fix: none yet (no record explains this message)" in out and out.count("message: Scheduler") == 1
     assert "demo/kv-cache-out-of-memory  (record, score" in out
 
 

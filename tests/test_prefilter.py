@@ -20,7 +20,7 @@ def _lines(engine, block: bytes) -> set[tuple[int, int]]:
 
 
 def _tables(keys: list[list]) -> Tables:
-    return Tables([], [], [], [], keys, [[0] for _ in keys], [])
+    return Tables([], [], [], [], [], keys, [[0] for _ in keys], [])
 
 
 @settings(max_examples=300, deadline=None)

@@ -91,7 +91,12 @@ def hostile_url(built_site, tmp_path_factory):
     index = json.loads(index_path.read_text(encoding="utf-8"))
     for token, probe, entry in map(_catalog_entry, (STALLED, WEDGED, SLUGGISH)):
         n = shard_of(token, index["message_shards"])
-        index["groups"][n].setdefault(token, []).append(probe)
+        k = n % index["pieces"]  # the probe piece that files the token's shard
+        piece_path = api / api_path("catalog_match_shard", f"p{k}")
+        piece = json.loads(piece_path.read_text(encoding="utf-8")) if piece_path.is_file() else {}
+        piece.setdefault(str(n), {}).setdefault(token, []).append(probe)
+        _write_json(piece_path, piece)
+        index["pieces_written"] = sorted(set(index["pieces_written"]) | {k})
         shard_path = api / api_path("catalog_match_shard", f"m{n}")
         shard = json.loads(shard_path.read_text(encoding="utf-8")) if shard_path.is_file() else {}
         shard.setdefault(token, []).append(entry)

@@ -1,14 +1,19 @@
 """The catalog as the paste page matches it: a small index read first, then only the shards a paste needs.
 
 The whole catalog's patterns are megabytes; a paste holds a handful of its messages. So:
-  - `index.json` (routes: catalog_match_index) holds, per entry, its literal (every match contains it; the
-    harvest wrote it), or PROBE_CHARS of it around the token, under the entry's *key token*: the word ([A-Za-z0-9_]+) inside the literal that the
-    fewest entries share, bounded within the literal by non-word characters, so that any text holding the
-    literal holds the token as a whole word. Tokens are grouped by the shard that holds their entries
-    (`groups[n]` is shard n's `{token: [literal, ...]}`); entries without such a token go under the token "" and
-    are checked on every line. The index also carries each project's releases (oldest first), the traceback
-    frame pattern and how many frames are read (generator.cli.matchcatalog's, so both engines read alike), and the
-    shard counts (and which site shards exist).
+  - the probes: per entry, its literal (every match contains it; the harvest wrote it), or PROBE_CHARS of it
+    around the token, under the entry's *key token*: the word ([A-Za-z0-9_]+) inside the literal that the fewest
+    entries share, bounded within the literal by non-word characters, so that any text holding the literal holds
+    the token as a whole word. An entry whose partial text (generator.match.rules.partial_text) does not begin
+    inside its literal has a second probe, the first `partial_min_chars` characters of that text, so that a cut-off
+    line finds it too (its shard holds the entry under both tokens). A token's shard is crc32(token) % MESSAGE_SHARDS.
+  - `index.json` (routes: catalog_match_index), read when the page opens: `always`, the probes checked on every
+    line (`[shard, token, [probe, ...]]`: no key token, or one that more than BIG_BUCKET probes share), each
+    project's releases (oldest first), the traceback frame pattern and how many frames are read
+    (generator.cli.matchcatalog's, so both engines read alike), and the shard counts (and which site shards
+    exist).
+  - probe pieces (`catalog_match_shard` with key `p<k>`), fetched for the words a paste holds: piece k holds
+    `{shard: {token: [probe, ...]}}` for the shards n with n % PIECES == k.
   - message shards (`catalog_match_shard` with key `m<n>`): `{token: [entry, ...]}`, entries in the order of
     the index's literals: the JavaScript pattern, template, exception, ranking facts, release ranges and raise
     sites (as indices into the project's releases) and the curated records linked to it (links.json).
@@ -20,7 +25,6 @@ holds, and only then fetches their shards. Output is deterministic: compact JSON
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections import Counter
@@ -29,12 +33,15 @@ from typing import Any
 
 from .export import encode_json
 from ..catalog.query import FRAME, MAX_FRAMES, statement_head
-from ..match.rules import exception_name
-from ..catalog.reader import Catalog, Entry, Project, load_catalog
+from ..catalog.query import entry_title
+from ..match.rules import RULES, exception_name, partial_text
+from ..catalog.reader import Catalog, Entry, Project, load_catalog, read_links
 from ..match.portable import analyse, js_source_fast
 from ..routes import api_path
 
 PROBE_CHARS = 32  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
+PIECES = 256  # probe pieces: a line's few words fetch a few of them (~7 kB each), not the whole index
+BIG_BUCKET = 24  # a token more probes share than this is checked on every line, by a rarer 4-character piece
 MESSAGE_SHARDS = 4096  # ~11 entries a shard: a paste's few messages cost a few kB each
 SITE_SHARDS = 4096  # a traceback's frames fetch one small shard each
 WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -81,20 +88,6 @@ def _literal(entry: Entry) -> tuple[str, bool]:
     return (max(a.literals, key=lambda s: (len(s), s)) if a.literals else ""), a.ignore_case
 
 
-def _links(folder: Path) -> dict[str, list[str]]:
-    """Catalog entry id -> the curated record ids linked to it (links.json: record id -> entry ids)."""
-    try:
-        doc = json.loads((folder / "links.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    out: dict[str, list[str]] = {}
-    for record, entries in (doc.items() if isinstance(doc, dict) else ()):
-        for eid in entries if isinstance(entries, list) else ():
-            if isinstance(eid, str):
-                out.setdefault(eid, []).append(record)
-    return {k: sorted(set(v)) for k, v in out.items()}
-
-
 def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str, Any]:
     d = entry.data
     js, flags, specificity = js_source_fast(d["pattern"]), "u", d.get("specificity")
@@ -106,6 +99,7 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
         "id": entry.id,
         "js": js,
         "template": d["template"],
+        "title": entry_title(d["template"]),
         "specificity": specificity,
         "releases": [list(r) for r in entry.ranges],
         # [first, last, path, line], plus each stretch [first, last, line] when the statement moved in the range
@@ -128,21 +122,35 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
     return out
 
 
+def _probes(entry: Entry, literal: str, folded: bool) -> list[str]:
+    """The texts an entry is found by on a line: its literal, and its partial text's head when the literal does not
+    hold it (a cut-off line may stop before the literal)."""
+    if folded:
+        return [literal]
+    head = partial_text(entry.data["template"])[:RULES["partial_min_chars"]]
+    return [literal] if not head or head in literal else [literal, head]
+
+
 def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, Any]:
-    """The index and every shard, as documents: {"index": ..., "m<n>": ..., "t<n>": ...}."""
+    """The index, every probe piece and every shard, as documents: {"index": ..., "p<k>": ..., "m<n>": ...,
+    "t<n>": ...}."""
     literals = {e.id: _literal(e) for e in catalog.entries()}
-    tokens = {lit: inner_tokens(lit) for lit, folded in literals.values() if not folded}
-    shared = Counter(t for lit, folded in literals.values() if not folded for t in tokens[lit])
+    found_by = {e.id: _probes(e, *literals[e.id]) for e in catalog.entries()}
+    tokens = {text: inner_tokens(text) for e_id, texts in found_by.items() if not literals[e_id][1] for text in texts}
+    shared = Counter(t for e_id, texts in found_by.items() if not literals[e_id][1] for text in texts for t in tokens[text])
     groups: list[dict[str, list[str]]] = [{} for _ in range(MESSAGE_SHARDS)]
     shards: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    found: dict[tuple[str, str], list[str]] = {}  # (entry id, token) -> the texts it is found by under that token
     at: dict[str, list[list[Any]]] = {}  # "<file name>:<line>" -> its raise sites
     for slug, project in sorted(catalog.projects.items()):
         for entry in project.entries:
-            literal, folded = literals[entry.id]
-            token = "" if folded else key_token(literal, shared, tokens[literal])
-            n = shard_of(token, MESSAGE_SHARDS)
-            groups[n].setdefault(token, []).append(literal)
-            shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
+            folded = literals[entry.id][1]
+            for text in found_by[entry.id]:
+                token = "" if folded else key_token(text, shared, tokens[text])
+                found.setdefault((entry.id, token), []).append(text)  # both texts under one token: listed twice
+                n = shard_of(token, MESSAGE_SHARDS)
+                groups[n].setdefault(token, [])
+                shards.setdefault(n, {}).setdefault(token, []).append(_entry_json(project, entry, links.get(entry.id, [])))
             for s in entry.sites:
                 head = statement_head(s.statement)
                 name = s.path.rsplit("/", 1)[-1]
@@ -156,12 +164,24 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
             if len(items) > 1:
                 order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])
                 shard[key] = [items[i] for i in order]
+    always: list[list[Any]] = []
+    pieces: dict[int, dict[str, dict[str, list[str]]]] = {}
     for n, group in enumerate(groups):
-        for token in group:
-            group[token] = [probe(literals[e["id"]][0], token) for e in shards[n][token]]
+        for token in sorted(group):
+            seen: Counter = Counter()  # an entry listed twice under a token: its texts in order
+            probes = []
+            for e in shards[n][token]:
+                probes.append(probe(found[e["id"], token][seen[e["id"]]], token))
+                seen[e["id"]] += 1
+            if token == "" or len(probes) > BIG_BUCKET:
+                always.append([n, token, probes])
+            else:
+                pieces.setdefault(n % PIECES, {}).setdefault(str(n), {})[token] = probes
     index = {
         "projects": {slug: {"releases": p.releases} for slug, p in sorted(catalog.projects.items())},
-        "groups": groups,
+        "always": always,
+        "pieces": PIECES,
+        "pieces_written": sorted(pieces),
         "message_shards": MESSAGE_SHARDS,
         "site_shards": SITE_SHARDS,
         "site_shards_written": sorted(sites),  # the others would be empty: no raise site hashes to them
@@ -170,6 +190,7 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
         "entries": len(literals),
     }
     out: dict[str, Any] = {"index": index}
+    out.update({f"p{k}": doc for k, doc in sorted(pieces.items())})
     out.update({f"m{n}": doc for n, doc in shards.items()})
     out.update({f"t{n}": doc for n, doc in sites.items()})
     return out
@@ -181,7 +202,7 @@ def catalog_match_files(catalog_dir: Path, catalog: Catalog | None = None) -> di
     catalog = catalog if catalog is not None else load_catalog(Path(catalog_dir))
     if not catalog.projects:
         return {}
-    docs = match_documents(catalog, _links(Path(catalog_dir)))
+    docs = match_documents(catalog, read_links(Path(catalog_dir)))
     files = {api_path("catalog_match_index"): encode_json(docs.pop("index"))}
     for key, doc in docs.items():
         files[api_path("catalog_match_shard", key)] = encode_json(doc)

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..records.evidence import best_fix_document, evidence_document
+from .card import card as record_card
 from ..records.bilingual import translation_slots
 from ..labels import page_title
 from ..match.rules import match_document
@@ -87,6 +88,7 @@ def record_document(record: Record, names: dict[str, str], links: Links) -> dict
     if counted:
         doc["evidence"] = counted
     doc["best_fix"] = best_fix_document(record)
+    doc["card"] = record_card(doc, title(record), page_title(record, "zh"))
     if record.superseded_by is not None:
         successor = names.get(record.superseded_by)
         if successor is None:
@@ -126,7 +128,7 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
     Besides the pattern as written, it carries its analysis (generator.match.rules.pattern_analysis): the pattern
     for JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
     them; lower-cased when js_flags has `i`) for a prefilter, and `specificity`, `anchored` and `exception_name`
-    for ranking.
+    for ranking; and its answer card (`card`), which the paste page shows.
     """
     from ..match.rules import pattern_analysis
 
@@ -145,6 +147,8 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         entry["exception_class"] = record.error.exception_class
     if record.superseded_by is not None:
         entry["superseded_by"] = names[record.superseded_by]
+    entry["card"] = record_card({"record": record.model_dump(mode="json", exclude_none=True), "best_fix": best_fix_document(record)},
+                                entry["title"], entry["title_zh"])
     return entry
 
 

@@ -60,7 +60,7 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
             _add_reasons(rec, best[0][2])
         order = sorted(range(len(found)), key=lambda i: -checks[i][0][1])
         rec["catalog"] = [rec["catalog"][i] for i in order]
-    items.sort(key=lambda i: (-i["score"], i["line"], i["id"]))
+    items.sort(key=lambda i: ("partial" in i, -i["score"], i["line"], i["id"]))  # partial matches last
     first_on_line: dict[int, int] = {}
     for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order
         item["rank"] = rank
@@ -72,7 +72,30 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
                                  ["same_line", first_on_line[item["line"]]])])
         else:
             first_on_line[item["line"]] = rank
+        item["card"] = _card(k, item)
     return items, lines, size
+
+
+def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
+    """The answer card (generator.api.card, in each record's API document): what every surface shows of a result
+    first. A catalog entry's:
+    its title cut from the message, project, exception and releases (with the oldest and newest harvested), and
+    the fix of the record that explains it (`guide`) when one does."""
+    if item["type"] == "record":
+        out = dict(k.api.document(item["id"])["card"])
+        out["url"] = item.get("url")
+    else:
+        c = item["catalog"]
+        names = k.catalog.projects[c["project"]].releases
+        out = {"title": c["title"], "project": c["project"], "exception": c.get("exception"), "releases": c.get("releases", []),
+               "harvested": [names[0], names[-1]] if names else None}
+        guide = next(iter(k.catalog.links.get(item["id"], ())), None)
+        if guide is not None and guide in k.api.documents:
+            doc = k.api.document(guide)
+            out.update(guide=guide, fix=doc["card"].get("fix"), url=k.api.page_url(doc["links"]["html"]))
+    if item.get("partial"):
+        out["partial"] = True
+    return {key: v for key, v in out.items() if v is not None}
 
 
 def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -167,7 +190,7 @@ def _record_extras(k: Knowledge, cid: str) -> dict[str, Any]:
     if isinstance(best, dict):  # the solution to try first (by counted reports), as the record's page shows it
         i = int(best["fix"].rsplit("/", 1)[1])
         extras["fix"] = {"text": record["solutions"][i], **({"text_zh": record["solutions_zh"][i]} if record.get("solutions_zh") else {}),
-                         **{key: best[key] for key in ("worked", "failed", "partial", "reports")}}
+                         **{key: best[key] for key in ("worked", "failed", "partial", "reports", "commands") if key in best}}
     if record.get("versions"):
         extras["versions"] = [{k2: v for k2, v in ver.items() if not k2.startswith("behavior_change")} for ver in record["versions"]][:10]
     return extras

@@ -47,7 +47,8 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
               for n in range(SITE_SHARDS)]  # every shard, empty ones too, in shard order, one a block
     sections["sites"], starts = _blocked(shards, per_block=1)
     sections["sites/starts"] = _compact(starts)
-    sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count})
+    sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count,
+                                    "links": catalog.links})
     tables = compile_tables(patterns)
     for name, value in tables.as_json().items():  # a field a section: a reader loads what it uses
         sections[f"match/{name}"] = _compact(value)

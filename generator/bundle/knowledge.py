@@ -86,7 +86,7 @@ class Knowledge:
             self.record_patterns = len(patterns)
             for slug, project in self.catalog.projects.items():
                 patterns += [catalog_pattern(slug, entry.data) for entry in project.entries]
-            self.matcher = Matcher(patterns)
+            self.matcher = Matcher(patterns, evidence_from=self.record_patterns)
 
     def owner(self, index: int) -> tuple[Any, Any] | None:
         """The catalog's (project, entry) behind the matcher's pattern `index`; None for a record's pattern."""

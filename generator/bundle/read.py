@@ -59,6 +59,7 @@ def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
     if catalog:
         meta = bundle.json("catalog")
         cat.problems, cat.problem_count = list(meta.get("problems", [])), int(meta.get("problem_count", 0))
+        cat.links = dict(meta.get("links", {}))
         for slug, info in meta["projects"].items():
             cat.projects[slug] = LazyProject(slug, info["releases"], info.get("package"), info.get("repository"),
                                              info.get("source_url"), _entry_reader(bundle, slug, int(info["entries"])))
@@ -66,7 +67,7 @@ def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
         tables = _records_only(tables, n_records)
         patterns = patterns[:n_records]
     serialised = bundle.section("match/hyperscan") if catalog and bundle.has("match/hyperscan") else None
-    matcher = Matcher(patterns, tables=tables, engine=engine, serialised=serialised)
+    matcher = Matcher(patterns, tables=tables, engine=engine, serialised=serialised, evidence_from=n_records)
     return Served(api, cat, summary.get("repo_url"), matcher=matcher, record_patterns=n_records,
                   site_index=SiteIndex(bundle) if catalog else None)
 
@@ -110,8 +111,8 @@ def _records_only(t: Any, n: int) -> Any:
         if kept:
             keys.append(key)
             owners.append(kept)
-    return Tables(t.specificity[:n], t.anchored[:n], t.exception_names[:n], t.full_literals[:n], keys, owners,
-                  [i for i in t.always if i < n])
+    return Tables(t.specificity[:n], t.anchored[:n], t.exception_names[:n], t.full_literals[:n], t.partials[:n], keys,
+                  owners, [i for i in t.always if i < n])
 
 
 class SiteIndex:

@@ -26,6 +26,38 @@ def site_json(project: Project, site: Site, at: int | None = None) -> dict[str, 
     return out
 
 
+TITLE_CHARS = 80  # a catalog entry's title, as a record's (schema: title maxLength)
+_CLAUSE_END = re.compile(r"[.;:!?](?=\s)|,(?=\s)| - ")
+
+
+def entry_title(template: str) -> str:
+    """A catalog entry's title, cut from its message: the template with each `{}` hole as "…", up to its first
+    clause boundary (". ", "; ", ": ", ", ", " - ") after at least two words, outside brackets and quotes, when that
+    is no more than TITLE_CHARS; else cut at the last space before TITLE_CHARS with "…". Whitespace runs become one
+    space; a final full stop goes."""
+    text = " ".join(template.replace("{}", "…").split()).strip(" :;,")
+    if not text.strip("… "):
+        return "…"
+    for m in _CLAUSE_END.finditer(text):
+        head = text[:m.start()].rstrip(" ,;:")
+        if len(head) < 12 or " " not in head or not _closed(head):
+            continue
+        if len(head) <= TITLE_CHARS:
+            return head
+        break
+    if len(text) > TITLE_CHARS:
+        cut = text.rfind(" ", 0, TITLE_CHARS)
+        return text[:cut if cut >= 20 else TITLE_CHARS - 1].rstrip(" ,;:") + "…"
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
+def _closed(text: str) -> bool:
+    """Whether every bracket and quote opened in `text` is closed (a clause boundary inside one is none)."""
+    return (text.count("(") == text.count(")") and text.count("[") == text.count("]")
+            and text.count("{") == text.count("}") and text.count('"') % 2 == 0 and text.count("`") % 2 == 0
+            and len(re.findall(r"(?<![A-Za-z])'|'(?![A-Za-z])", text)) % 2 == 0)
+
+
 def entry_summary(project: Project, entry: Entry, at: int | None = None) -> dict[str, Any]:
     """An entry as an agent needs it: the template, what raises it, where (at release `at`, else newest)."""
     d = entry.data
@@ -34,6 +66,7 @@ def entry_summary(project: Project, entry: Entry, at: int | None = None) -> dict
         "id": entry.id,
         "project": project.slug,
         "template": d["template"],
+        "title": entry_title(d["template"]),
         "kind": d.get("kind"),
         "exception": d.get("exception"),
         "level": d.get("level"),

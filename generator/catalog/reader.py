@@ -176,6 +176,7 @@ class Catalog:
     projects: dict[str, Project] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     problem_count: int = 0
+    links: dict[str, list[str]] = field(default_factory=dict)  # entry id -> the records that explain it (links.json)
 
     def note(self, problem: str) -> None:
         self.problem_count += 1
@@ -308,6 +309,21 @@ def _entry(data: Any, project: Project, order: dict[str, int], where: str, catal
     return Entry(data, sites, ranges)
 
 
+def read_links(folder: Path) -> dict[str, list[str]]:
+    """Catalog entry id -> the curated record ids linked to it (links.json: record id -> entry ids); {} without one
+    (the checks report a bad links.json; here it only means no links)."""
+    try:
+        doc = json.loads((Path(folder) / "links.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+    for record, entries in (doc.items() if isinstance(doc, dict) else ()):
+        for eid in entries if isinstance(entries, list) else ():
+            if isinstance(eid, str) and isinstance(record, str):
+                out.setdefault(eid, []).append(record)
+    return {k: sorted(set(v)) for k, v in sorted(out.items())}
+
+
 def load_catalog(folder: Path) -> Catalog:
     """Read `folder` (data/catalog). A missing folder is an empty catalog; unreadable parts become `problems`."""
     with bulk_load():
@@ -339,6 +355,7 @@ def _load_catalog(folder: Path) -> Catalog:
             loaded = None
         if isinstance(loaded, dict):
             config = loaded.get("projects", loaded) if isinstance(loaded.get("projects"), dict) else loaded
+    catalog.links = read_links(folder)
     for path in sorted(folder.glob("*.jsonl")):
         slug = path.name[: -len(".jsonl")]
         if not SLUG.fullmatch(slug) or path.is_symlink():

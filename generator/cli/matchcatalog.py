@@ -32,16 +32,73 @@ def _ranges(c: dict[str, Any]) -> str:
 
 
 def _catalog_lines(item: dict[str, Any]) -> list[str]:
-    """A catalog entry: the project, the exception and the message (its values filled in), where it is raised
-    (at the release asked for, else the newest that has it) and the releases that raise it. Catalog text is
-    upstream's: every value goes through `shown`."""
-    c = item["catalog"]
-    exception = f" {shown(c['exception'])}" if c.get("exception") else ""
-    out = [f"   {shown(c['project'])}{exception}: {shown(item['message'])}"]
+    """A catalog entry beyond its card: the message (when `hit_lines` has not shown it), where it is raised (at the release asked
+    for, else the newest that has it). Catalog text is upstream's: every value goes through `shown`."""
+    c, out = item["catalog"], []
+    if not any(v is not None for v in item["values"]):
+        out.append(f"   message: {shown(item['message'])}")
     for site in c.get("sites", [])[:1]:
         out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
-    out.append(f"   raised by releases {_ranges(c)}")
-    out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
+    if not item["card"].get("guide"):
+        out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
+    return out
+
+
+STATUS_WORDS = {"active": "raised in", "changed": "changed in", "fixed": "fixed in", "unknown": "seen in"}
+
+
+def _checked(versions: list[list[Any]]) -> str:
+    """A record's checked versions by status: "raised in vllm 0.8.5, 0.9.2; fixed in vllm 0.10.0" (a project
+    name said once a group)."""
+    groups: dict[str, list[str]] = {}
+    for version, status in versions:
+        if isinstance(version, str):
+            groups.setdefault(status if status in STATUS_WORDS else "unknown", []).append(version)
+    said = []
+    for status, names in groups.items():
+        shortened = [names[0]] + [n.split(" ", 1)[1] if " " in n and n.split(" ", 1)[0] == names[0].split(" ", 1)[0] else n
+                                  for n in names[1:]]
+        said.append(f"{STATUS_WORDS[status]} {', '.join(shown(n) for n in shortened)}")
+    return "; ".join(said)
+
+
+def releases_said(card: dict[str, Any]) -> str:
+    """Which harvested releases raise a catalog entry's message, in words: "raised in every release harvested,
+    from 0.6.5", "raised since 0.8.0 (to 0.11.0, the newest harvested)", "raised in releases 0.2.0 to 0.3.0"."""
+    ranges, (oldest, newest) = card["releases"], card.get("harvested") or (None, None)
+    if len(ranges) == 1 and ranges[0][1] == newest:
+        if ranges[0][0] == oldest:
+            return f"raised in every release harvested, from {shown(oldest)}"
+        return f"raised since {shown(ranges[0][0])} (to {shown(newest)}, the newest harvested)"
+    return f"raised in releases {_ranges(card)}"
+
+
+def card_lines(item: dict[str, Any]) -> list[str]:
+    """The answer card (generator.bundle.answers): title, what and where it applies, the best fix with its count
+    and the commands in it to copy, and the page to read."""
+    card = item["card"]
+    out = [f"   {shown(card['title'])}"]
+    facts = [shown(card["project"])] + ([shown(card["exception"])] if card.get("exception") else [])
+    if item["type"] == "record":
+        checked = _checked(card.get("releases", []))
+        if checked:
+            facts.append(checked)
+    elif card.get("releases"):
+        facts.append(releases_said(card))
+    out.append("   " + " · ".join(facts))
+    if card.get("partial"):
+        out.append("   partial match: the line stops inside this message (cut off, or worded otherwise after it)")
+    fix = card.get("fix")
+    if fix:
+        out += _fix_lines(fix)
+        for command in fix.get("commands", [])[:3]:
+            out.append(f"   copy: {shown(command)}")
+    elif item["type"] != "record":
+        out.append("   fix: none yet (no record explains this message)")
+    if card.get("guide"):
+        out.append(f"   guide: {shown(card['guide'])}")
+    if card.get("url"):
+        out.append(f"   page: {shown(card['url'])}")
     return out
 
 
@@ -68,15 +125,13 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
     for item in items[:top]:
         kind = "record" if item["type"] == "record" else "catalog entry"
         out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
+        out += card_lines(item)
         if item["type"] == "record":
-            out.append(f"   {shown(item['title'])}")
             out += hit_lines(item)
-            out += _fix_lines(item.get("fix"))
-            out.append(f"   page: {shown(item.get('url', ''))}")
             for c in item.get("catalog", [])[:3]:  # each wording the matched text holds (the release's first)
                 out.append(f"   raised by {shown(c['project'])} releases {_ranges(c)}")
         else:
-            out.append(f"   line {item['line']}, col {item['column']}: {shown(item['text'])}")
+            out += hit_lines(item)
             out += _catalog_lines(item)
         out.append(f"   why: {shown('; '.join(item['why']))}")
         out.append("")

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any
 
 import re2
 
 from .. import forked
 from .logline import json_groups as _json_groups
-from .rules import RULES
+from .hits import Hit, Result, without_shadowed_partials
+from .rules import RULES, evidence, generic, partial_at
 from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -58,48 +59,6 @@ class Pattern:
     anchored: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One pattern found on one line."""
-
-    pattern: int  # index into Matcher.patterns
-    line: int  # 1-based line number
-    column: int  # 1-based character column of the match in the whole line
-    text: str  # the line, or an excerpt around the match when the line is long
-    span: tuple[int, int]  # the match, as character offsets into `text`
-    groups: tuple[str | None, ...]
-    exception_on_line: bool
-
-
-@dataclass
-class Result:
-    """One record found in the log: its first hit, how often it occurred, and its score with the reasons."""
-
-    pattern: Pattern
-    first: Hit
-    occurrences: int = 1
-    lines: list[int] = field(default_factory=list)
-    score: int = 0
-    why: list[list[Any]] = field(default_factory=list)  # the rules that gave the score, as data (matchout.explain)
-
-    @property
-    def filled_message(self) -> str:
-        return fill_message(self.pattern.message, self.first.groups)
-
-
-def fill_message(message: str, groups: Iterable[str | None]) -> str:
-    """The message template with its `{}` placeholders filled in by the captured groups, in order; a
-    placeholder with no group (or a group that did not take part) stays `{}`."""
-    values = list(groups)
-    parts = message.split("{}")
-    out = [parts[0]]
-    for i, part in enumerate(parts[1:]):
-        value = values[i] if i < len(values) else None
-        out.append("{}" if value is None else value)
-        out.append(part)
-    return "".join(out)
-
-
 def _boundary(data: bytes, n: int) -> int:
     """`n`, moved back (at most 3 bytes) so that it does not split a UTF-8 sequence."""
     for _ in range(3):
@@ -114,17 +73,21 @@ class Matcher:
 
     `patterns` is any sequence (a knowledge bundle passes one that makes each Pattern when first asked for);
     `tables`, when given, are `compile_tables(patterns)` made earlier, and `serialised` the prefilter's Hyperscan
-    database made with them (`hyperscan_database`), used when this Hyperscan can read it."""
+    database made with them (`hyperscan_database`), used when this Hyperscan can read it. Patterns from index
+    `evidence_from` on are catalog entries: a hit of one counts only where the evidence holds
+    (generator.match.rules.evidence)."""
 
     def __init__(self, patterns: Sequence[Pattern], *, rules: dict[str, int] | None = None, max_line: int = MAX_LINE,
                  overlap: int = OVERLAP, block: int = BLOCK, tables: Tables | None = None, engine: str = "auto",
-                 serialised: bytes | None = None):
+                 serialised: bytes | None = None, evidence_from: int | None = None):
         self.max_line, self.overlap, self.block = max_line, overlap, block
         self.rules = dict(RULES if rules is None else rules)  # generator.match.rules
         self.patterns = patterns
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
+        self.evidence_from = evidence_from
+        self._generic: dict[int, bool] = {}
         self._seen: dict[int, bool] | None = None  # set by scan
-        t = tables if tables is not None else compile_tables(patterns)
+        t = tables if tables is not None else compile_tables(patterns, self.rules["partial_min_chars"])
         # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
         # `keys` only when there is no Hyperscan database to load); the rest is read for the patterns hit.
         self.tables = t
@@ -188,7 +151,7 @@ class Matcher:
 
         def second() -> tuple[list[tuple], int, int]:
             # as plain tuples: a dataclass is slow to unpickle a hundred thousand times
-            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line)
+            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line, h.partial)
                     for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
             return hits, self.lines_read, self.bytes_read
 
@@ -284,31 +247,49 @@ class Matcher:
             candidates = sorted(merged)
         # An ASCII line reads the same as bytes and as text: each pattern is tried on the bytes first (one call
         # into RE2), and the line is decoded only for a hit that needs its text and values.
-        ascii_line, text, limit_chars = line.isascii(), None, None
+        ascii_line, decoded = line.isascii(), None
         seen = self._seen
         for pi in candidates:
             name_bytes, full = self._encoded(pi)
             if full and not any(x in line for x in full):
-                continue  # the line holds the start of a literal, not all of it
+                # the line holds the start of a literal, or only the text a cut-off line is recognised by
+                if limit is None and self.tables.partials[pi]:
+                    decoded = decoded or self._decode(line, limit)
+                    hit = self._partial(pi, decoded[0], line_no, col)
+                    if hit is not None:
+                        yield hit
+                continue
             compiled = self._compiled(pi)
             if not compiled:
                 continue
             if ascii_line:
                 span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
                 if span[0] < 0 or (limit is not None and span[0] >= limit):
+                    if limit is None and self.tables.partials[pi]:
+                        decoded = decoded or self._decode(line, limit)
+                        hit = self._partial(pi, decoded[0], line_no, col)
+                        if hit is not None:
+                            yield hit
+                    continue
+                if not self._evident(pi, line, span, specificity=None):
                     continue
                 if seen is not None and pi in seen:
                     on_line = name_bytes is not None and name_bytes in line
                     if seen[pi] or not on_line:  # a repeat rank only counts: no text or values
                         yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
                         continue
-            if text is None:
-                text = line.decode("utf-8", "replace")
-                limit_chars = None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+            decoded = decoded or self._decode(line, limit)
+            text, limit_chars = decoded
             m = compiled.search(text)
             if m is None or (limit_chars is not None and m.start() >= limit_chars):
+                if limit is None and self.tables.partials[pi]:
+                    hit = self._partial(pi, text, line_no, col)
+                    if hit is not None:
+                        yield hit
                 continue
             s, e = m.span()
+            if not ascii_line and not self._evident(pi, text, (s, e), specificity=None):
+                continue
             lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
             hi = min(len(text), max(e, s + 1) + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
             groups = tuple(None if g is None else g[:MAX_VALUE] for g in (_json_groups(text, compiled) or m.groups()))
@@ -318,11 +299,46 @@ class Matcher:
                 seen[pi] = seen.get(pi, False) or on_line
             yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
 
+    def _evident(self, pi: int, line: bytes | str, span: tuple[int, int], specificity: int | None) -> bool:
+        """Whether a catalog entry's hit is borne out by its line (generator.match.rules.evidence); a record's
+        always is. `line` is the line's text, or its bytes when ASCII (the same characters); `specificity` the
+        fixed characters a partial hit holds (None: the pattern's)."""
+        if self.evidence_from is None or pi < self.evidence_from:
+            return True
+        text = line.decode("ascii") if isinstance(line, bytes) else line
+        p = self.patterns[pi]
+        if pi not in self._generic:
+            self._generic[pi] = generic(p.message)
+        if self._generic[pi]:
+            return False
+        fixed = self.specificity[pi] if specificity is None else specificity
+        return evidence(text, span, p.message, p.exception_class, fixed, self.rules) is None
+
+    @staticmethod
+    def _decode(line: bytes, limit: int | None) -> tuple[str, int | None]:
+        """A line's text, and the character offset of `limit` (a byte offset) in it."""
+        return line.decode("utf-8", "replace"), None if limit is None else len(line[:limit].decode("utf-8", "replace"))
+
+    def _partial(self, pi: int, text: str, line_no: int, col: int) -> Hit | None:
+        """A partial hit of pattern `pi` on a line it does not match whole (generator.match.rules.partial_at), at
+        the line's real end only (not in a window of an overlong line)."""
+        found = partial_at(text, self.tables.partials[pi], self.rules["partial_min_chars"])
+        if found is None:
+            return None
+        s, e, held = found
+        if not self._evident(pi, text, (s, e), specificity=held):
+            return None
+        lo = max(0, s - EXCERPT) if len(text) > 4 * EXCERPT else 0
+        hi = min(len(text), e + EXCERPT) if len(text) > 4 * EXCERPT else len(text)
+        name = self.exception_names[pi]
+        return Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), (), name is not None and name in text, held)
+
     # -- ranking ---------------------------------------------------------------------------------------------
     def rank(self, hits: Iterable[Hit]) -> list[Result]:
         """One result per record, best first: score (specificity, exception class on the line, anchoring,
         repetition, retirement, weighed by `self.rules`), then the earliest line, then the id."""
         rules = self.rules
+        hits = without_shadowed_partials(list(hits))
         results: dict[int, Result] = {}
         for hit in hits:
             r = results.get(hit.pattern)
@@ -335,13 +351,13 @@ class Matcher:
                 if hit.exception_on_line and not r.first.exception_on_line:
                     r.first = hit  # a hit with its exception class named is the better one to show
         for pi, r in results.items():
-            spec = self.specificity[pi]
+            spec = r.first.partial or self.specificity[pi]
             r.score = spec
-            r.why = [["specificity", spec]]
+            r.why = [["partial", spec] if r.first.partial else ["specificity", spec]]
             if r.first.exception_on_line:
                 r.score += rules["exception_bonus"]
                 r.why.append(["exception", r.pattern.exception_class, rules["exception_bonus"]])
-            if self.anchored[pi]:
+            if self.anchored[pi] and not r.first.partial:
                 r.score += rules["anchored_bonus"]
                 r.why.append(["anchored", rules["anchored_bonus"]])
             if r.occurrences > 1:
@@ -351,7 +367,7 @@ class Matcher:
             if r.pattern.superseded_by:
                 r.score -= rules["retired_penalty"]
                 r.why.append(["retired", r.pattern.superseded_by, rules["retired_penalty"]])
-        ranked = sorted(results.values(), key=lambda r: (-r.score, r.first.line, r.pattern.id))
+        ranked = sorted(results.values(), key=lambda r: (r.first.partial > 0, -r.score, r.first.line, r.pattern.id))
         by_line: dict[int, int] = {}
         for n, r in enumerate(ranked, 1):
             if r.first.line in by_line:
@@ -359,3 +375,4 @@ class Matcher:
             else:
                 by_line[r.first.line] = n
         return ranked
+

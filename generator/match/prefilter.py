@@ -16,7 +16,7 @@ from typing import Any
 
 import re2
 
-from .rules import exception_name
+from .rules import RULES, exception_name, partial_text
 from .portable import analyse
 
 # The prefilter looks for at most this many characters of each literal: RE2's automaton for thousands of long
@@ -43,6 +43,7 @@ class Tables:
     anchored: list[bool]
     exception_names: list[str | None]
     full_literals: list[list[str]]
+    partials: list[str]
     keys: list[list[Any]]
     owners: list[list[int]]
     always: list[int]
@@ -55,9 +56,11 @@ class Tables:
         return cls(**{name: doc[name] for name in cls.__dataclass_fields__})
 
 
-def compile_tables(patterns: Sequence[Any]) -> Tables:
-    """The matcher's tables for `patterns` (analysed with generator.match.portable where they carry no literals)."""
-    t = Tables([], [], [], [], [], [], [])
+def compile_tables(patterns: Sequence[Any], partial_min: int = RULES["partial_min_chars"]) -> Tables:
+    """The matcher's tables for `patterns` (analysed with generator.match.portable where they carry no literals).
+    A pattern's partial text (generator.match.rules.partial_text) is a key too, by its first `partial_min`
+    characters: a cut-off line holds no more of it."""
+    t = Tables([], [], [], [], [], [], [], [])
     key_index: dict[tuple[str, bool], int] = {}
     for index, p in enumerate(patterns):
         if p.literals is None or p.specificity is None or p.anchored is None:
@@ -69,13 +72,17 @@ def compile_tables(patterns: Sequence[Any]) -> Tables:
         t.anchored.append(anchored)
         t.exception_names.append(exception_name(p.exception_class))
         t.full_literals.append([] if ignore_case else list(literals))
+        run = "" if ignore_case else partial_text(p.message or "", partial_min)
+        t.partials.append(run if utf8(run) else "")
         if not all(utf8(x) for x in literals):  # a lone surrogate: no UTF-8 line holds it, the pattern never runs
             continue
         if not literals:
             t.always.append(index)
             continue
-        for lit in literals:
-            key = (lit, bool(ignore_case))
+        probes = [(lit, bool(ignore_case)) for lit in literals]
+        if t.partials[-1]:
+            probes.append((t.partials[-1][:partial_min], False))
+        for key in probes:
             if key not in key_index:
                 key_index[key] = len(t.keys)
                 t.keys.append([key[0], key[1]])

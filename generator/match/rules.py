@@ -9,10 +9,23 @@ the record's exception class is named on the line, plus `anchored_bonus` for a p
 plus one per further occurrence up to `repeat_bonus_cap`, minus `retired_penalty` for a retired record. Ties go
 to the earlier line, then the id. A catalog entry gains `release_has_bonus` when the release the log comes from
 raises its message and loses `release_lacks_penalty` when it does not. A result keeps the numbers of its first `lines_kept` lines.
+
+A partial match: a line cut off inside a message (a paste, a log that truncates) still names it when the line holds
+at least `partial_min_chars` characters of the message's first long run of fixed text (`partial_text`): the run
+whole, or a prefix of it that the line ends with. It scores the fixed characters held (plus the exception bonus),
+is labelled partial and ranks below every whole match; a pattern that matches a line whole has no partial hit
+there, and a partial hit that overlaps a whole match on its line is left out.
+
+A catalog entry is an answer only when the evidence holds (`evidence`): the exception class named just before its
+text on the line, when there is one, is the entry's; its fixed text is not only words that Python itself raises
+with (`GENERIC_MESSAGES`: "object has no attribute" is every AttributeError); and it spells out at least
+`evidence_min_fixed` characters or `evidence_min_share` percent of the message from where it matched to the end of
+the line. Records are curated: the rule is for the harvested entries.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 RULES: dict[str, int] = {
@@ -25,7 +38,52 @@ RULES: dict[str, int] = {
     # `errdex match --catalog --version`): that release raises the message, or it does not
     "release_has_bonus": 10,
     "release_lacks_penalty": 30,
+    "partial_min_chars": 30,
+    "evidence_min_fixed": 20,
+    "evidence_min_share": 50,
 }
+
+# Messages the Python runtime raises itself, in words (letters only, lower case): a catalog entry whose fixed
+# text is no more than a part of one of these says nothing a line of that kind does not say anyway.
+GENERIC_MESSAGES: list[str] = [
+    "object has no attribute",
+    "module has no attribute",
+    "type object has no attribute",
+    "object is not subscriptable",
+    "object is not callable",
+    "object is not iterable",
+    "object does not support item assignment",
+    "object of type has no len",
+    "no module named",
+    "cannot import name from",
+    "got an unexpected keyword argument",
+    "got multiple values for argument",
+    "missing required positional argument",
+    "missing required positional arguments",
+    "takes positional arguments but were given",
+    "takes positional argument but were given",
+    "list index out of range",
+    "tuple index out of range",
+    "string index out of range",
+    "index out of range",
+    "division by zero",
+    "not enough values to unpack expected got",
+    "too many values to unpack expected",
+    "unsupported operand type s for",
+    "name is not defined",
+    "is not defined",
+    "maximum recursion depth exceeded",
+    "invalid literal for int with base",
+    "could not convert string to float",
+    "can only concatenate str not to str",
+    "unhashable type",
+    "expecting value line column char",
+    "no such file or directory",
+    "permission denied",
+    "not supported between instances of and",
+    "dictionary changed size during iteration",
+    "argument must be a string or a number not",
+]
 
 
 def rules_from(doc: Any) -> dict[str, int] | None:
@@ -45,10 +103,74 @@ def exception_name(exception_class: str | None) -> str | None:
     return exception_class.rsplit(".", 1)[-1].rsplit(":", 1)[-1] or None
 
 
+BLANKS = " \t\n\r\f\v"  # what "trailing spaces" are, in both engines
+
+
+def partial_text(message: str, min_chars: int | None = None) -> str:
+    """The fixed text a cut-off line is recognised by: the message template's first run between `{}` holes of at
+    least `partial_min_chars` characters, "" when it has none."""
+    least = RULES["partial_min_chars"] if min_chars is None else min_chars
+    return next((run for run in message.split("{}") if len(run) >= least), "")
+
+
+def partial_at(text: str, run: str, min_chars: int) -> tuple[int, int, int] | None:
+    """Where `text` (one line) holds `run` as a cut-off line does: (start, end, characters held) of the run whole
+    (to the line's end: what follows is the cut-off rest), or of the longest prefix of at least `min_chars` that the
+    line ends with (trailing BLANKS aside); None when it holds neither."""
+    if not run or len(run) < min_chars:
+        return None
+    end = len(text.rstrip(BLANKS))
+    whole = text.find(run)
+    if 0 <= whole:
+        return whole, max(end, whole + len(run)), len(run)
+    head = run[:min_chars]  # a line that ends with a prefix of the run holds its first min_chars characters
+    at = text.find(head, max(0, end - len(run) + 1), end)
+    while 0 <= at <= end - min_chars:
+        if run.startswith(text[at:end]):
+            return at, end, end - at
+        at = text.find(head, at + 1, end)
+    return None
+
+
+CLASS_CHARS = 200  # of the text before a match, the part an exception class named just before it is looked for in
+_CLASS_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Warning|Interrupt|Exit))\s*:\s*$")
+_LETTERS = re.compile(r"[^a-z]+")
+
+
+def words(text: str) -> str:
+    """Letters only, lower case, one space between words: how fixed text is compared with GENERIC_MESSAGES."""
+    return _LETTERS.sub(" ", text.lower()).strip()
+
+
+def generic(template: str) -> bool:
+    """Whether a template's fixed text is no more than a part of a message the Python runtime raises itself."""
+    fixed = words(" ".join(template.split("{}")))
+    return not fixed or any(f" {fixed} " in f" {g} " for g in GENERIC_MESSAGES)
+
+
+def evidence(text: str, span: tuple[int, int] | list[int], template: str, exception: str | None, fixed: int,
+             rules: dict[str, int] | None = None) -> list[Any] | None:
+    """Why a catalog entry found on a line is not an answer, as data, or None when the evidence holds (see the
+    module's text): `["other_exception", named]`, `["generic"]` or `["too_little", fixed, share]`."""
+    rules = RULES if rules is None else rules
+    named = _CLASS_BEFORE.search(text[max(0, span[0] - CLASS_CHARS):span[0]])
+    own = exception_name(exception)
+    if named and own and exception_name(named.group(1)) != own:
+        return ["other_exception", named.group(1)]
+    if generic(template):
+        return ["generic"]
+    rest = len(text[span[0]:].rstrip(BLANKS)) or 1
+    share = fixed * 100 // rest
+    if fixed < rules["evidence_min_fixed"] and share < rules["evidence_min_share"]:
+        return ["too_little", fixed, share]
+    return None
+
+
 def pattern_analysis(regex: str, exception_class: str | None = None) -> dict[str, Any]:
     """What the matchers need to know of a pattern beyond the pattern itself (generator.match.portable derives it):
     its JavaScript spelling, its prefilter literals, its specificity, whether it is anchored, and the exception
-    name to look for on the line."""
+    name to look for on the line. (The fixed text a cut-off line is recognised by, `partial_text`, each engine takes
+    from the message.)"""
     from .portable import analyse
 
     a = analyse(regex)
@@ -66,5 +188,6 @@ def pattern_analysis(regex: str, exception_class: str | None = None) -> dict[str
 
 
 def match_document(patterns: list[dict[str, Any]]) -> dict[str, Any]:
-    """match.json: the rules, then every pattern (each with its `pattern_analysis`)."""
-    return {"count": len(patterns), "rules": dict(RULES), "patterns": patterns}
+    """match.json: the rules (with GENERIC_MESSAGES as `generic`), then every pattern (each with its
+    `pattern_analysis`)."""
+    return {"count": len(patterns), "rules": {**RULES, "generic": list(GENERIC_MESSAGES)}, "patterns": patterns}

@@ -10,6 +10,7 @@ is no number at all, only the advice. Pages, the API and the matcher all take th
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,9 +96,34 @@ def best_fix(record: Record) -> tuple[int, Tally]:
 
 
 def best_fix_document(record: Record) -> dict[str, Any]:
-    """What the API says of the best fix: which solution (a JSON pointer into the record) and its reports."""
+    """What the API says of the best fix: which solution (a JSON pointer into the record), its reports, and the
+    commands it spells out (`commands`), for an answer card to copy."""
     index, t = best_fix(record)
-    return {"fix": f"/solutions/{index}", "worked": t.worked, "failed": t.failed, "partial": t.partial, "reports": t.reports}
+    return {"fix": f"/solutions/{index}", "worked": t.worked, "failed": t.failed, "partial": t.partial, "reports": t.reports,
+            "commands": commands(record.solutions[index])}
+
+
+# What a fix's text spells out that a reader types: a code span, a `pip install ...`, an environment variable set
+# to a value, a command-line flag (with its `=value`, or a number after it). In the order they appear, once each.
+_COMMAND = re.compile(
+    r"`(?P<code>[^`\n]{2,200})`"
+    r"|(?P<pip>\bpip install(?: +(?!(?:and|or|the|with|in|to|then|again|first|from|for|it|on)\b)"
+    r"(?:-[-\w]+|[a-z0-9][a-z0-9_.\[\],<>=~!-]*(?<![.,;])(?![A-Za-z0-9_])|\"[^\"\n]{1,80}\"|'[^'\n]{1,80}')){1,6})"
+    r"|(?<![\w/.-])(?P<env>[A-Z][A-Z0-9_]{2,}=[^\s,;)'\"`]+(?<![.]))"
+    r"|(?<![\w-])(?P<flag>--[a-z0-9][a-z0-9_.-]*[a-z0-9](?:=[^\s,;)'\"`]+(?<![.])| \d+(?:\.\d+)?\b)?)")
+
+
+def commands(text: str) -> list[str]:
+    """The commands, variables and flags a fix's text spells out (see _COMMAND), at most five."""
+    found: list[str] = []
+    for m in _COMMAND.finditer(text):
+        kind, value = next((k, v) for k, v in m.groupdict().items() if v)
+        if kind == "code" and not re.search(r"[ =]|^-", value.strip()):
+            continue  # a name in a code span (a config key, a class) is not something to run
+        if value not in found:
+            found.append(value.strip())
+    # a flag that a longer command spells out already (`--max-model-len` in `--max-model-len 32768`) goes
+    return [c for c in found if not any(c != other and c in other for other in found)][:5]
 
 
 def evidence_document(record: Record) -> dict[str, Any]:

@@ -1,36 +1,32 @@
 /* errdex matcher, the catalog part of the worker (loaded by errdex-match-worker.js with importScripts).
  *
- * The catalog's match index (the route catalog_match_index, written by generator.api.catalogmatch) maps key
- * tokens to probes (a part of each entry's literal); a paste's lines are split into tokens on [^A-Za-z0-9_]+,
- * and an entry is a candidate on a line only when the line holds its probe (probes without a key token, or
- * whose token many share, are found by their rarest 4-character piece instead). Only then are the shards holding the
- * candidates fetched (their patterns, templates, releases and sites), and the patterns run, by the worker's own
- * loop, ranked with the records (match.json's rules). Traceback frames are read with the index's frame pattern
- * and looked up in the site shards, as generator/catalog/query.traceback_fit does. Every pattern here, the frame
- * pattern included (its id is FRAME_ID), runs through the worker's `execute`, as the records' do: the page can
- * leave any of them out.
+ * The catalog's match index (generator.api.catalogmatch) files each entry under key tokens with a probe (a
+ * part of its literal, or of the head of the text a cut-off line is recognised by); a paste's lines are split
+ * into tokens on [^A-Za-z0-9_]+, and an entry is a candidate on a line only when the line holds one of its
+ * probes. The page reads a small index first (the releases, the frame pattern and the probes checked on every
+ * line, found by their rarest 4-character piece); the probes of the other tokens are in pieces, fetched for the
+ * tokens a paste holds (a token's shard is crc32(token) % message_shards, its piece that % pieces). Only then are
+ * the shards holding the candidates fetched (their patterns, templates, releases and sites), and the patterns run,
+ * by the worker's own loop, ranked with the records (match.json's rules). Traceback frames are read with the
+ * index's frame pattern and looked up in the site shards, as generator/catalog/query.traceback_fit does. Every
+ * pattern here, the frame pattern included (its id is FRAME_ID), runs through the worker's `execute`, as the
+ * records' do: the page can leave any of them out.
  */
 "use strict";
 
-var catalog = null; // {projects, tokens: Map token -> [[shard, probe, position]], always: [[shard, probe, position]], shardUrl}
-var shardCache = new Map(); // shard key -> Promise of its document
+var catalog = null; // {projects, tokens: Map token -> [[shard, probe, position, token]], always, grams, shardUrl, ...}
+var shardCache = new Map(); // shard or piece key -> Promise of its document
 var TOKEN = /[A-Za-z0-9_]+/g;
-var BIG_BUCKET = 24;
 var FRAME_ID = "catalog:frame"; // the frame pattern's id for the page's skip list: no record or entry id has a ":"
 
 function catalogLoad(text, shardUrl) {
   var doc = JSON.parse(text);
-  if (!doc || !Array.isArray(doc.groups) || !doc.projects) throw new Error("not a catalog match index");
-  var tokens = new Map(), always = [];
-  doc.groups.forEach(function (group, n) {
-    Object.keys(group).forEach(function (token) {
-      var list = group[token].map(function (probe, i) { return ["m" + n, probe, i, token]; });
-      // a token many probes share (" is not supported") is cheaper to find by a rarer 4-character piece
-      if (token === "" || list.length > BIG_BUCKET) always = always.concat(list);
-      else tokens.set(token, list);
-    });
+  if (!doc || !Array.isArray(doc.always) || !doc.projects || typeof doc.pieces !== "number") throw new Error("not a catalog match index");
+  var always = [];
+  doc.always.forEach(function (a) {
+    a[2].forEach(function (probe, i) { always.push(["m" + a[0], probe, i, a[1]]); });
   });
-  // Probes without a key token: indexed by their rarest 4-character piece, as the worker indexes the records'
+  // Probes checked on every line: indexed by their rarest 4-character piece, as the worker indexes the records'
   // literals (`gram`), so that a line costs one lookup per character, not one search per probe.
   var counts = new Map(), grams = new Map();
   always.forEach(function (a) {
@@ -53,11 +49,41 @@ function catalogLoad(text, shardUrl) {
     grams.get(g).push([a, best]);
   });
   catalog = {
-    projects: doc.projects, tokens: tokens, always: short, grams: grams, shardUrl: shardUrl,
+    projects: doc.projects, tokens: new Map(), always: short, grams: grams, shardUrl: shardUrl,
     frame: { id: FRAME_ID, source: String(doc.frame), flags: "g", re: null },
-    maxFrames: doc.max_frames, siteShards: doc.site_shards, entries: doc.entries, siteShardsWritten: new Set(doc.site_shards_written)
+    maxFrames: doc.max_frames, siteShards: doc.site_shards, entries: doc.entries, siteShardsWritten: new Set(doc.site_shards_written),
+    messageShards: doc.message_shards, pieces: doc.pieces, piecesWritten: new Set(doc.pieces_written),
+    piecesHere: new Set(), tokenPiece: new Map()
   };
   return doc.entries;
+}
+
+// The probe pieces the tokens of `texts` need that are not here yet (keys "p<k>").
+function pieceKeys(texts) {
+  var out = new Set();
+  texts.forEach(function (text) {
+    TOKEN.lastIndex = 0;
+    var m;
+    while ((m = TOKEN.exec(text)) !== null) {
+      var k = catalog.tokenPiece.get(m[0]);
+      if (k === undefined) {
+        k = crc32(m[0]) % catalog.messageShards % catalog.pieces;
+        catalog.tokenPiece.set(m[0], k);
+      }
+      if (!catalog.piecesHere.has(k) && catalog.piecesWritten.has(k)) out.add("p" + k);
+    }
+  });
+  return Array.from(out).sort();
+}
+
+// A fetched piece's probes, filed by token: {shard: {token: [probe, ...]}}.
+function pieceLoad(key, doc) {
+  catalog.piecesHere.add(Number(key.slice(1)));
+  Object.keys(doc).forEach(function (n) {
+    Object.keys(doc[n]).forEach(function (token) {
+      catalog.tokens.set(token, doc[n][token].map(function (probe, i) { return ["m" + n, probe, i, token]; }));
+    });
+  });
 }
 
 // The candidates of one line (or window of a long line): the index's entries whose probe the text holds.

@@ -19,10 +19,17 @@
  * next one. A pattern that is slow but ends (over 1/SLOW_SHARE of the budget in one request) is left out by
  * `execute` itself, its results dropped and its time given back to the others; the answer names it (`skipped`).
  *
+ * A line cut off inside a message is a partial match (generator/match/rules.py): it holds at least
+ * rules.partial_min_chars characters of the message's first long run of fixed text (`partialText`): the run whole,
+ * or a prefix of it the line ends with (`partialAt`). It scores the characters held, ranks below every whole match,
+ * and is left out where a whole match of the same pattern, or one overlapping it on its line, was found.
+ *
  * With the catalog's match index (errdex-match-catalog.js), each line is also looked up in the catalog; the
- * shards holding the candidates are fetched (the page is told: "fetching", then "fetched"), their patterns run
- * the same way, and all is ranked as generator/bundle/answers.match_items does: a catalog entry whose match
- * overlaps a record's on the same line is attached to the record; with a release chosen for a project, its
+ * probe pieces its words need, then the shards holding the candidates, are fetched (the page is told:
+ * "fetching", then "fetched"), their patterns run the same way, and all is ranked as
+ * generator/bundle/answers.match_items does: a catalog entry whose match overlaps a record's on the same line is
+ * attached to the record; an entry that stands alone is an answer only when the evidence holds (`evidence`:
+ * rules.generic, rules.evidence_min_fixed, rules.evidence_min_share); with a release chosen for a project, its
  * entries gain rules.release_has_bonus or lose rules.release_lacks_penalty.
  */
 "use strict";
@@ -37,13 +44,14 @@ var EXCERPT = 160;
 var SLOW_SHARE = 3; // a pattern that takes more than this share of a request's budget is left out
 
 var patterns = [];
+var cards = new Map(); // record id -> its answer card (match.json's `card`), for the catalog entries it explains
 var rules = null; // match.json's ranking rules
 var exactIndex = new Map(); // gram of a 4-char key -> [[pattern, literal, offset of the key in the literal]]
 var foldedIndex = new Map(); // lower-cased keys, for (?i) patterns
 var always = []; // patterns without a usable literal: tried on every line
 var anyFolded = false;
 
-var catalogLines = []; // lines (or windows) of the current request that hold a catalog candidate
+var catalogLines = []; // lines (or windows) of the current request, for the catalog
 var catalogPatterns = new Map(); // entry id -> its pattern, once its shard is here
 var seq = null; // the request being matched
 var announced = null; // the last pattern the page was told about
@@ -58,8 +66,10 @@ function load(text) {
     var doc = JSON.parse(body);
     rules = doc && doc.rules;
     var names = ["exception_bonus", "anchored_bonus", "repeat_bonus_cap", "retired_penalty", "lines_kept",
-      "release_has_bonus", "release_lacks_penalty"];
-    if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; })) throw new Error("match.json has no ranking rules");
+      "release_has_bonus", "release_lacks_penalty", "partial_min_chars", "evidence_min_fixed", "evidence_min_share"];
+    if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; }) || !Array.isArray(rules.generic)) {
+      throw new Error("match.json has no ranking rules");
+    }
     var list = (doc && Array.isArray(doc.patterns)) ? doc.patterns : [];
     var pending = [];
     list.forEach(function (e) {
@@ -75,11 +85,14 @@ function load(text) {
         superseded: typeof e.superseded_by === "string" ? e.superseded_by : "",
         anchored: e.anchored === true
       };
+      p.partial = folded ? "" : partialText(p.message);
+      if (e.card && typeof e.card === "object") cards.set(e.id, p.card = e.card);
       patterns.push(p);
       var lits = Array.isArray(e.literals) ? e.literals.filter(function (l) { return typeof l === "string" && l.length >= KEY; }) : [];
       if (!lits.length) { always.push(p); return; }
       if (folded) anyFolded = true;
       lits.forEach(function (lit) { pending.push([p, lit]); });
+      if (p.partial) pending.push([p, p.partial.slice(0, rules.partial_min_chars)]); // a cut-off line holds no more of it
     });
     var counts = new Map();
     pending.forEach(function (item) {
@@ -206,18 +219,70 @@ function matchLine(text, lineNo, col, limit, hits) {
   if (lower === null && anyFolded) foldedIndex.forEach(function (b) { b.forEach(function (e) { found.add(e[0]); }); });
   var ordered = Array.from(found).sort(function (a, b) { return a.index - b.index; });
   runPatterns(ordered, text, lineNo, col, limit, hits);
-  if (catalog !== null) {
-    var c = catalogCandidates(text);
-    if (c.length) catalogLines.push({ text: text, line: lineNo, col: col, limit: limit, candidates: c });
+  if (catalog !== null) catalogLines.push({ text: text, line: lineNo, col: col, limit: limit, candidates: null });
+}
+
+// The fixed text a cut-off line is recognised by: the message's first run between {} holes of at least
+// rules.partial_min_chars characters, "" without one (generator/match/rules.partial_text).
+function partialText(message) {
+  var runs = String(message).split("{}");
+  for (var i = 0; i < runs.length; i++) if (runs[i].length >= rules.partial_min_chars) return runs[i];
+  return "";
+}
+
+// Where a line holds `run` as a cut-off line does: [start, end, characters held], or null
+// (generator/match/rules.partial_at, step for step).
+function partialAt(text, run) {
+  var least = rules.partial_min_chars;
+  if (!run || run.length < least) return null;
+  var end = text.replace(/[ \t\n\r\f\v]+$/, "").length;
+  var whole = text.indexOf(run);
+  if (whole >= 0) return [whole, Math.max(end, whole + run.length), run.length];
+  var head = run.slice(0, least), upto = text.slice(0, end);
+  var at = upto.indexOf(head, Math.max(0, end - run.length + 1));
+  while (at >= 0 && at <= end - least) {
+    if (run.startsWith(upto.slice(at))) return [at, end, end - at];
+    at = upto.indexOf(head, at + 1);
   }
+  return null;
+}
+
+// Why a catalog entry found on a line is not an answer, as data, or null when the evidence holds
+// (generator/match/rules.evidence, step for step).
+var CLASS_CHARS = 200; // generator/match/rules.CLASS_CHARS
+var CLASS_BEFORE = /([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Warning|Interrupt|Exit))\s*:\s*$/;
+function words(text) { return text.toLowerCase().replace(/[^a-z]+/g, " ").trim(); }
+function generic(template) {
+  var fixed = words(String(template).split("{}").join(" "));
+  return !fixed || rules.generic.some(function (g) { return (" " + g + " ").indexOf(" " + fixed + " ") >= 0; });
+}
+// Whether a catalog entry's hit is borne out by its line (generator/match/engine.Matcher._evident).
+function evident(p, text, span, fixed) {
+  if (p.generic === undefined) p.generic = generic(p.message);
+  return !p.generic && evidence(text, span, p.message, p.exc, fixed) === null;
+}
+function shortName(exc) { return exc ? exc.split(".").pop().split(":").pop() : ""; }
+function evidence(text, span, template, exception, fixed) {
+  var named = CLASS_BEFORE.exec(text.slice(Math.max(0, span[0] - CLASS_CHARS), span[0]));
+  var own = shortName(exception);
+  if (named && own && shortName(named[1]) !== own) return ["other_exception", named[1]];
+  if (generic(template)) return ["generic"];
+  var rest = text.slice(span[0]).replace(/[ \t\n\r\f\v]+$/, "").length || 1;
+  var share = Math.floor(fixed * 100 / rest);
+  if (fixed < rules.evidence_min_fixed && share < rules.evidence_min_share) return ["too_little", fixed, share];
+  return null;
 }
 
 function runPatterns(ordered, text, lineNo, col, limit, hits) {
   for (var n = 0; n < ordered.length; n++) {
     var p = ordered[n];
     var m = execute(p, text, 0);
-    if (!m || (limit !== null && m.index >= limit)) continue;
+    if (!m || (limit !== null && m.index >= limit)) {
+      if (!m && limit === null && p.partial && !skip.has(p.id)) partialHit(p, text, lineNo, col, hits);
+      continue;
+    }
     var s = m.index, e = m.index + m[0].length;
+    if (p.entry && !evident(p, text, [s, e], p.spec)) continue;
     var groups = jsonGroups(text, p) || m.slice(1);
     var lo = text.length > 4 * EXCERPT ? Math.max(0, s - EXCERPT) : 0;
     var hi = text.length > 4 * EXCERPT ? Math.min(text.length, Math.max(e, s + 1) + EXCERPT) : text.length;
@@ -227,6 +292,36 @@ function runPatterns(ordered, text, lineNo, col, limit, hits) {
       exc: !!p.excName && text.indexOf(p.excName) >= 0
     });
   }
+}
+
+// A partial hit of `p` on a line it does not match whole, at the line's real end only (not in a window of an
+// overlong line): generator/match/engine.Matcher._partial.
+function partialHit(p, text, lineNo, col, hits) {
+  var found = partialAt(text, p.partial);
+  if (!found || (p.entry && !evident(p, text, found, found[2]))) return;
+  var s = found[0], e = found[1];
+  var lo = text.length > 4 * EXCERPT ? Math.max(0, s - EXCERPT) : 0;
+  var hi = text.length > 4 * EXCERPT ? Math.min(text.length, e + EXCERPT) : text.length;
+  hits.push({ p: p, line: lineNo, column: col + s + 1, text: text.slice(lo, hi), span: [s - lo, Math.min(e, hi) - lo],
+              values: [], exc: !!p.excName && text.indexOf(p.excName) >= 0, partial: found[2] });
+}
+
+// The hits less the partial ones a whole match shadows (generator/match/engine._without_shadowed_partials).
+function withoutShadowedPartials(hits) {
+  if (!hits.some(function (h) { return h.partial; })) return hits;
+  var whole = new Set(), spans = new Map();
+  hits.forEach(function (h) {
+    if (h.partial) return;
+    whole.add(h.p);
+    if (!spans.has(h.line)) spans.set(h.line, []);
+    spans.get(h.line).push([h.column, h.column + Math.max(h.span[1] - h.span[0], 1)]);
+  });
+  return hits.filter(function (h) {
+    if (!h.partial) return true;
+    if (whole.has(h.p)) return false;
+    var a = h.column, b = h.column + Math.max(h.span[1] - h.span[0], 1);
+    return !(spans.get(h.line) || []).some(function (x) { return a < x[1] && x[0] < b; });
+  });
 }
 
 function fill(message, values) {
@@ -241,7 +336,7 @@ function fill(message, values) {
 
 function rank(hits) {
   var byPattern = new Map();
-  hits.forEach(function (h) {
+  withoutShadowedPartials(hits).forEach(function (h) {
     var r = byPattern.get(h.p);
     if (!r) { byPattern.set(h.p, { p: h.p, first: h, occurrences: 1, lines: [h.line] }); return; }
     r.occurrences++;
@@ -252,10 +347,10 @@ function rank(hits) {
   // The reasons are data, as in generator/match/engine.py: [rule, values...], the weight last.
   results.forEach(function (r) {
     var why = [];
-    r.score = r.p.spec;
-    why.push(["specificity", r.p.spec]);
+    r.score = r.first.partial || r.p.spec;
+    why.push(r.first.partial ? ["partial", r.first.partial] : ["specificity", r.p.spec]);
     if (r.first.exc) { r.score += rules.exception_bonus; why.push(["exception", r.p.exc, rules.exception_bonus]); }
-    if (r.p.anchored) { r.score += rules.anchored_bonus; why.push(["anchored", rules.anchored_bonus]); }
+    if (r.p.anchored && !r.first.partial) { r.score += rules.anchored_bonus; why.push(["anchored", rules.anchored_bonus]); }
     if (r.occurrences > 1) {
       var b = Math.min(r.occurrences - 1, rules.repeat_bonus_cap);
       r.score += b;
@@ -265,18 +360,21 @@ function rank(hits) {
     r.why = why;
   });
   results.sort(function (a, b) {
-    return (b.score - a.score) || (a.first.line - b.first.line) || (a.p.id < b.p.id ? -1 : a.p.id > b.p.id ? 1 : 0);
+    return ((a.first.partial ? 1 : 0) - (b.first.partial ? 1 : 0)) || (b.score - a.score) || (a.first.line - b.first.line) ||
+      (a.p.id < b.p.id ? -1 : a.p.id > b.p.id ? 1 : 0);
   });
   var byLine = new Map();
   return results.map(function (r, i) {
     if (byLine.has(r.first.line)) r.why.push(["same_line", byLine.get(r.first.line)]);
     else byLine.set(r.first.line, i + 1);
     var h = r.first;
-    return {
+    var out = {
       id: r.p.id, title: r.p.title, title_zh: r.p.title_zh, line: h.line, column: h.column, text: h.text, span: h.span, values: h.values,
       message: fill(r.p.message, h.values), occurrences: r.occurrences, lines: r.lines, score: r.score, reasons: r.why,
-      superseded_by: r.p.superseded || null, type: r.p.entry ? "catalog" : "record", p: r.p
+      superseded_by: r.p.superseded || null, type: r.p.entry ? "catalog" : "record", p: r.p, card: r.p.card || null
     };
+    if (h.partial) out.partial = h.partial;
+    return out;
   });
 }
 
@@ -318,15 +416,24 @@ function run(text, budget, version) {
   }
   if (catalog === null) return Promise.resolve(done([]));
   var found = frames(text);
-  var keys = catalogLines.reduce(function (all, l) { return all.concat(l.candidates.map(function (c) { return c[0]; })); }, []);
-  keys = keys.concat(siteShardKeys(found));
-  if (!keys.length) return Promise.resolve(done([]));
-  var w0 = performance.now();
-  self.postMessage({ type: "fetching", seq: seq });
-  return shards(keys).then(function (docs) {
-    waited = performance.now() - w0;
-    deadline += waited; // the network's time is not the patterns'
-    self.postMessage({ type: "fetched", seq: seq });
+  function fetching(keys) { // the network's time is not the patterns'
+    if (!keys.length) return Promise.resolve(new Map());
+    var t = performance.now();
+    self.postMessage({ type: "fetching", seq: seq });
+    return shards(keys).then(function (docs) {
+      var dt = performance.now() - t;
+      deadline += dt;
+      waited += dt;
+      self.postMessage({ type: "fetched", seq: seq });
+      return docs;
+    });
+  }
+  return fetching(pieceKeys(catalogLines.map(function (l) { return l.text; }))).then(function (pieces) {
+    pieces.forEach(function (doc, key) { pieceLoad(key, doc); });
+    catalogLines = catalogLines.filter(function (l) { l.candidates = catalogCandidates(l.text); return l.candidates.length; });
+    var keys = catalogLines.reduce(function (all, l) { return all.concat(l.candidates.map(function (c) { return c[0]; })); }, []);
+    return fetching(keys.concat(siteShardKeys(found)));
+  }).then(function (docs) {
     // Pattern by pattern, each over its lines in order (a result keeps its first hit): the page is told of each
     // pattern once, not once a line.
     var lines = new Map();
@@ -356,13 +463,25 @@ function catalogPattern(e) {
   var p = catalogPatterns.get(e.id);
   if (p) return p;
   p = {
-    index: 1e9 + catalogPatterns.size, id: e.id, title: e.template, title_zh: e.template, message: e.template,
+    index: 1e9 + catalogPatterns.size, id: e.id, title: e.title || e.template, title_zh: e.title || e.template, message: e.template,
     source: e.js, flags: e.flags || "u", folded: false, re: null, spec: e.specificity, exc: e.exception || "",
     excName: e.exception_name || "", superseded: "", anchored: e.anchored === true,
-    entry: e, project: e.id.slice(0, e.id.indexOf("/"))
+    entry: e, project: e.id.slice(0, e.id.indexOf("/")), partial: (e.flags || "u").indexOf("i") >= 0 ? "" : partialText(e.template)
   };
   catalogPatterns.set(e.id, p);
   return p;
+}
+
+// A catalog entry's answer card (generator/bundle/answers._card): its title cut from the message, project,
+// exception, releases (and the oldest and newest harvested), and the fix of the record that explains it.
+function entryCard(p, summary) {
+  var names = catalog.projects[p.project].releases;
+  var card = { title: p.entry.title || p.entry.template, project: p.project, releases: summary.releases,
+               harvested: names.length ? [names[0], names[names.length - 1]] : null };
+  if (p.entry.exception) card.exception = p.entry.exception;
+  var guide = (p.entry.records || []).filter(function (id) { return cards.has(id); })[0];
+  if (guide) { card.guide = guide; if (cards.get(guide).fix) card.fix = cards.get(guide).fix; }
+  return card;
 }
 
 function overlap(a, b) {
@@ -404,6 +523,7 @@ function combine(results, version) {
       return;
     }
     item.catalog = summary;
+    item.card = entryCard(p, summary);
     item.score += change;
     item.reasons = item.reasons.concat(why);
     items.push(item);
@@ -419,8 +539,9 @@ function combine(results, version) {
     rec.catalog = order.map(function (i) { return rec.catalog[i]; });
     delete rec.checks;
   });
-  items.sort(function (a, b) {
-    return (b.score - a.score) || (a.line - b.line) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  items.sort(function (a, b) { // partial matches last (generator/bundle/answers.match_items)
+    return ((a.partial ? 1 : 0) - (b.partial ? 1 : 0)) || (b.score - a.score) || (a.line - b.line) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   });
   var first = new Map();
   items.forEach(function (item, i) {

@@ -43,6 +43,7 @@
   var entryPage = root.getAttribute("data-route-catalog-entry");
   var issueUrl = root.getAttribute("data-issue");
   var catalogList = root.querySelector("[data-errdex-matcher-catalog]");
+  var catalogHeading = root.querySelector("[data-errdex-matcher-catalog-heading]");
   var fitLine = root.querySelector("[data-errdex-matcher-fit]");
   var versionBox = root.querySelector("[data-errdex-version]");
   var projectSelect = root.querySelector("[data-errdex-version-project]");
@@ -156,48 +157,172 @@
     return fmt("why-" + String(reason[0]).replace(/_/g, "-"), reason.slice(1));
   }
 
+  // A result as its answer card (match.json's `card` for a record, the worker's for a catalog entry): the title,
+  // what and where it applies, the best fix with its count and its commands to copy, the page to read; then, folded,
+  // where it is in the paste and why it ranks there. Every text goes in as textContent.
+  function card(r, n) {
+    var c = r.card || { title: r.title, project: "", releases: [] };
+    var item = el("li", "errdex-card" + (r.type === "catalog" ? " errdex-card--catalog" : ""));
+    item.setAttribute(r.type === "catalog" ? "data-errdex-catalog-result" : "data-errdex-result", "");
+    item.setAttribute("data-id", r.id);
+    item.value = n;
+    var head = el("p", "errdex-card__title");
+    var link = el("a", null, (lang === "zh" && c.title_zh) || c.title);
+    link.href = r.type === "catalog" ? (c.guide ? pageUrl(c.guide) : entryUrl(r.id)) : pageUrl(r.id);
+    head.appendChild(link);
+    if (r.partial) {
+      var badge = el("span", "errdex-card__badge", msg("partial"));
+      badge.setAttribute("data-errdex-partial", "");
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(badge);
+    }
+    item.appendChild(head);
+    var facts = [c.project].concat(c.exception ? [c.exception] : []);
+    var applies = r.type === "catalog" ? releasesSaid(c) : checkedSaid(c.releases || []);
+    if (applies) facts.push(applies);
+    item.appendChild(el("p", "errdex-card__facts", facts.join(" · ")));
+    item.appendChild(fixBlock(r, c));
+    var more = el("p", "errdex-card__more");
+    var page = el("a", null, r.type === "catalog" && !c.guide ? msg("entry") : msg("read"));
+    page.href = link.href;
+    page.setAttribute(r.type !== "catalog" ? "data-errdex-page" : c.guide ? "data-errdex-guide" : "data-errdex-entry", "");
+    more.appendChild(page);
+    item.appendChild(more);
+    item.appendChild(details(r));
+    return item;
+  }
+
+  function fixBlock(r, c) {
+    var box = el("div", "errdex-card__fix");
+    box.setAttribute("data-errdex-fix", "");
+    var fix = c.fix;
+    if (fix) {
+      var said = !fix.reports ? msg("fix-unreported") : fix.reports === 1 ? fmt("fix-worked-one", [fix.worked]) : fmt("fix-worked", [fix.worked, fix.reports]);
+      var head = el("p", "errdex-card__fixhead");
+      head.appendChild(el("strong", null, msg("fix")));
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("span", "errdex-card__count", said));
+      box.appendChild(head);
+      box.appendChild(el("p", "errdex-card__fixtext", (lang === "zh" && fix.text_zh) || fix.text));
+      (fix.commands || []).slice(0, 3).forEach(function (command) { box.appendChild(copyable(command)); });
+      return box;
+    }
+    box.appendChild(el("p", "errdex-card__nofix", msg("no-fix")));
+    if (r.type === "catalog") {
+      box.appendChild(copyable("errdex new " + c.project + "/<slug> --from-catalog " + r.id, msg("no-guide")));
+      if (issueUrl) box.appendChild(issueLink(r));
+    }
+    return box;
+  }
+
+  function copyable(command, label) {
+    var line = el("p", "errdex-card__command");
+    if (label) line.appendChild(document.createTextNode(label + " "));
+    line.appendChild(el("code", null, command));
+    var copy = el("button", "md-button errdex-card__copy", msg("copy"));
+    copy.type = "button";
+    copy.setAttribute("data-errdex-copy", command);
+    copy.addEventListener("click", function () {
+      if (navigator.clipboard) navigator.clipboard.writeText(command).then(function () { copy.textContent = msg("copied"); }, function () {});
+    });
+    line.appendChild(document.createTextNode(" "));
+    line.appendChild(copy);
+    return line;
+  }
+
+  function issueLink(r) {
+    var c = r.catalog, issue = new URL(issueUrl), site = c.sites[0];
+    issue.searchParams.set("title", "New error: " + r.text.slice(r.span[0], r.span[1]).slice(0, 120));
+    issue.searchParams.set("message", r.text.slice(0, 4000));
+    issue.searchParams.set("project", c.project + (site ? " " + site.to : ""));
+    if (site) issue.searchParams.set("source", site.path + ":" + site.line + " (" + c.project + " " + site.to + ", catalog entry " + r.id + ")");
+    var p = el("p");
+    var a = el("a", null, msg("propose"));
+    a.href = issue.href;
+    a.setAttribute("data-errdex-issue", "");
+    p.appendChild(a);
+    return p;
+  }
+
+  // Where in the paste, the values, the message, where it is raised and in which releases, and why it ranks here.
+  function details(r) {
+    var box = el("details", "errdex-card__details");
+    box.appendChild(el("summary", null, fmt("where", [r.line, r.column]) + (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
+    var line = el("pre", "errdex-matcher__line");
+    var code = el("code");
+    code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
+    code.appendChild(el("mark", null, r.text.slice(r.span[0], r.span[1])));
+    code.appendChild(document.createTextNode(r.text.slice(r.span[1])));
+    line.appendChild(code);
+    box.appendChild(line);
+    var values = r.values.filter(function (v) { return v !== null; });
+    if (values.length) {
+      var dl = el("p", "errdex-matcher__values", msg("values") + " ");
+      values.forEach(function (v, k) {
+        if (k) dl.appendChild(document.createTextNode(", "));
+        dl.appendChild(el("code", null, v));
+      });
+      box.appendChild(dl);
+    }
+    box.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
+    var wordings = r.type === "catalog" ? [r.catalog] : (r.catalog || []).slice(0, 3);
+    wordings.forEach(function (c) { // where each wording is raised (the chosen release's first), and in which releases
+      c.sites.slice(0, 1).forEach(function (s) { box.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
+      box.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
+    });
+    if (r.type === "catalog") {
+      r.reasons.forEach(function (w) { // a release the log comes from that lacks the message: say since or until when
+        if (w[0] !== "release_lacks") return;
+        var c = r.catalog, when = c.next ? fmt("added-in", [c.next]) : c.gone ? fmt("removed-in", [c.gone]) : "";
+        box.appendChild(el("p", "errdex-matcher__absent", fmt("not-in", [w[1], w[2], when])));
+      });
+      var entry = el("a", "errdex-matcher__entry", msg("entry"));
+      entry.href = entryUrl(r.id);
+      box.appendChild(el("p")).appendChild(entry);
+    }
+    box.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + fmt("score", [r.score]) + "; " + r.reasons.map(why).filter(Boolean).join("; ")));
+    return box;
+  }
+
+  function entryUrl(id) {
+    var entry = new URL(entryPage, pageRoot);
+    entry.searchParams.set("id", id);
+    return entry.href;
+  }
+
+  // A record's checked versions by status ("raised in vllm 0.8.5, 0.9.2; fixed in vllm 0.10.0"), as
+  // generator/cli/matchcatalog._checked words them.
+  function checkedSaid(versions) {
+    var groups = [], by = {};
+    versions.forEach(function (v) {
+      if (typeof v[0] !== "string") return;
+      var status = ["active", "changed", "fixed"].indexOf(v[1]) >= 0 ? v[1] : "unknown";
+      if (!by[status]) { by[status] = []; groups.push(status); }
+      by[status].push(v[0]);
+    });
+    return groups.map(function (status) {
+      var names = by[status], first = names[0].split(" ")[0];
+      var shortened = names.map(function (n, i) { return i && n.split(" ")[0] === first && n.indexOf(" ") > 0 ? n.slice(n.indexOf(" ") + 1) : n; });
+      return fmt("status-" + status, [shortened.join(", ")]);
+    }).join("; ");
+  }
+
+  // Which harvested releases raise an entry's message (generator/cli/matchcatalog.releases_said).
+  function releasesSaid(c) {
+    var ranges = c.releases || [], h = c.harvested || [null, null];
+    if (ranges.length === 1 && ranges[0][1] === h[1]) {
+      return ranges[0][0] === h[0] ? fmt("raised-every", [h[0]]) : fmt("raised-since", [ranges[0][0], h[1]]);
+    }
+    return fmt("raised-in", [ranges.map(function (x) { return x[0] === x[1] ? x[0] : fmt("range", x); }).join(", ")]);
+  }
+
   function render(data) {
     list.textContent = "";
     var results = data.results;
     var records = results.filter(function (r) { return r.type !== "catalog"; });
     var entries = results.filter(function (r) { return r.type === "catalog"; });
-    renderCatalog(entries.slice(0, SHOW), data.traceback || []);
-    records.slice(0, SHOW).forEach(function (r, i) {
-      var item = el("li", "errdex-matcher__result");
-      item.setAttribute("data-errdex-result", "");
-      item.setAttribute("data-id", r.id);
-      var head = el("p", "errdex-matcher__title");
-      var link = el("a", null, (lang === "zh" && r.title_zh) || r.title);
-      link.href = pageUrl(r.id);
-      head.appendChild(link);
-      head.appendChild(el("span", "errdex-matcher__score", " " + fmt("score", [r.score])));
-      item.appendChild(head);
-      item.appendChild(el("p", "errdex-matcher__where", fmt("where", [r.line, r.column]) +
-        (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
-      var line = el("pre", "errdex-matcher__line");
-      var code = el("code");
-      code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
-      code.appendChild(el("mark", null, r.text.slice(r.span[0], r.span[1])));
-      code.appendChild(document.createTextNode(r.text.slice(r.span[1])));
-      line.appendChild(code);
-      item.appendChild(line);
-      var values = r.values.filter(function (v) { return v !== null; });
-      if (values.length) {
-        var dl = el("p", "errdex-matcher__values", msg("values") + " ");
-        values.forEach(function (v, k) {
-          if (k) dl.appendChild(document.createTextNode(", "));
-          dl.appendChild(el("code", null, v));
-        });
-        item.appendChild(dl);
-        item.appendChild(el("p", "errdex-matcher__message", msg("message") + " " + r.message));
-      }
-      (r.catalog || []).slice(0, 3).forEach(function (c) { // each wording of the message in the catalog (the chosen release's first): where, and in which releases
-        c.sites.slice(0, 1).forEach(function (s) { item.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
-        item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
-      });
-      item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
-      list.appendChild(item);
-    });
+    records.slice(0, SHOW).forEach(function (r, i) { list.appendChild(card(r, i + 1)); });
+    renderCatalog(entries.slice(0, SHOW), data.traceback || [], Math.min(records.length, SHOW));
     var parts = [];
     var lines = data.lines === 1 ? msg("line") : fmt("lines", [data.lines]);
     var counts = data.counts || { records: records.length, catalog: entries.length };
@@ -282,90 +407,25 @@
     return text;
   }
 
-  function renderCatalog(entries, fits) {
+  // The catalog's results, numbered on from the records' (the heading is no result), and the traceback's fit.
+  function renderCatalog(entries, fits, before) {
     catalogList.textContent = "";
     catalogList.hidden = !entries.length;
+    catalogHeading.hidden = !entries.length;
+    catalogList.start = before + 1;
     fitLine.textContent = fits.map(function (f) {
       var where = f.frames.slice(0, 3).map(function (x) { return x.site; }).join(", ");
       if (!f.releases.length) return fmt("fit-none", [f.project, where]);
       return fmt("fit", [f.project, f.releases.map(function (r) { return r[0] === r[1] ? r[0] : fmt("range", r); }).join(", "), where]);
     }).join(" ");
-    if (entries.length) catalogList.appendChild(el("li", "errdex-matcher__heading", msg("catalog-heading")));
-    entries.forEach(function (r) { catalogList.appendChild(catalogItem(r)); });
-  }
-
-  function catalogItem(r) {
-    var c = r.catalog;
-    var item = el("li", "errdex-matcher__result errdex-matcher__result--catalog");
-    item.setAttribute("data-errdex-catalog-result", "");
-    item.setAttribute("data-id", r.id);
-    var head = el("p", "errdex-matcher__title", c.project + (c.exception ? " · " + c.exception : ""));
-    head.appendChild(el("span", "errdex-matcher__score", " " + fmt("score", [r.score])));
-    item.appendChild(head);
-    item.appendChild(el("p", "errdex-matcher__where", fmt("where", [r.line, r.column]) +
-      (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
-    var code = el("code");
-    code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
-    code.appendChild(el("mark", null, r.text.slice(r.span[0], r.span[1])));
-    code.appendChild(document.createTextNode(r.text.slice(r.span[1])));
-    var line = el("pre", "errdex-matcher__line");
-    line.appendChild(code);
-    item.appendChild(line);
-    c.sites.slice(0, 1).forEach(function (s) { item.appendChild(el("p", "errdex-matcher__site", siteText(s, c))); });
-    item.appendChild(el("p", "errdex-matcher__releases", rangesText(c)));
-    r.reasons.forEach(function (w) { // a release the log comes from that lacks the message: say since or until when
-      if (w[0] !== "release_lacks") return;
-      var when = c.next ? fmt("added-in", [c.next]) : c.gone ? fmt("removed-in", [c.gone]) : "";
-      item.appendChild(el("p", "errdex-matcher__absent", fmt("not-in", [w[1], w[2], when])));
-    });
-    var guide = el("p", "errdex-matcher__guide");
-    if (c.records.length) {
-      guide.appendChild(document.createTextNode(msg("guide") + " "));
-      c.records.forEach(function (id, k) {
-        if (k) guide.appendChild(document.createTextNode(", "));
-        var a = el("a", null, id);
-        a.href = pageUrl(id);
-        a.setAttribute("data-errdex-guide", "");
-        guide.appendChild(a);
-      });
-    } else {
-      guide.appendChild(document.createTextNode(msg("no-guide") + " "));
-      var command = "errdex new " + c.project + "/<slug> --from-catalog " + r.id;
-      guide.appendChild(el("code", "errdex-matcher__command", command));
-      var copy = el("button", "md-button errdex-matcher__copy", msg("copy"));
-      copy.type = "button";
-      copy.addEventListener("click", function () { if (navigator.clipboard) navigator.clipboard.writeText(command); });
-      guide.appendChild(document.createTextNode(" "));
-      guide.appendChild(copy);
-      if (issueUrl) {
-        var issue = new URL(issueUrl);
-        var site = c.sites[0];
-        issue.searchParams.set("title", "New error: " + r.text.slice(r.span[0], r.span[1]).slice(0, 120));
-        issue.searchParams.set("message", r.text.slice(0, 4000));
-        issue.searchParams.set("project", c.project + (site ? " " + site.to : ""));
-        if (site) issue.searchParams.set("source", site.path + ":" + site.line + " (" + c.project + " " + site.to + ", catalog entry " + r.id + ")");
-        var a2 = el("a", null, msg("propose"));
-        a2.href = issue.href;
-        a2.setAttribute("data-errdex-issue", "");
-        guide.appendChild(document.createTextNode(" "));
-        guide.appendChild(a2);
-      }
-    }
-    item.appendChild(guide);
-    var entry = new URL(entryPage, pageRoot);
-    entry.searchParams.set("id", r.id);
-    var more = el("a", "errdex-matcher__entry", msg("entry"));
-    more.href = entry.href;
-    more.setAttribute("data-errdex-entry", "");
-    item.appendChild(el("p")).appendChild(more);
-    item.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + r.reasons.map(why).filter(Boolean).join("; ")));
-    return item;
+    entries.forEach(function (r, i) { catalogList.appendChild(card(r, before + i + 1)); });
   }
 
   area.addEventListener("input", function () {
     if (!area.value.trim()) {
       list.textContent = "";
       catalogList.textContent = "";
+      catalogHeading.hidden = true;
       fitLine.textContent = "";
       status.textContent = msg("idle");
       root.setAttribute("data-input", "0");

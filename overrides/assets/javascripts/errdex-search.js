@@ -11,8 +11,12 @@
  *
  * A pasted error (a query that names an error: see `pasted`) is also run through the matcher, in a Web Worker
  * (errdex-match-worker.js, the paste page's) over the site's match.json, fetched on first use: the records it
- * recognises come first, then the full-text results, then a link to the paste page (for a whole log) and one that
- * proposes the error (the new-error issue form, prefilled) when nothing was recognised.
+ * recognises come first, each with its answer card's fix (match.json's `card`), then the full-text results, then
+ * a link to the paste page (for a whole log) and one that proposes the error (the new-error issue form, prefilled)
+ * when nothing was recognised. Full-text search asks for every word; a pasted log or long line (more than one line, or
+ * more than 8 words) is asked for by the words of its message (`messageWords`: no values, no paths, at most 6), so
+ * that it is a paste, not words that must all be there.
+ * Among the full-text results, a page whose title holds the query comes first.
  */
 (function () {
   "use strict";
@@ -55,6 +59,7 @@
    * then its longest word as a phrase with the other words beside it. */
   function queries(query) {
     query = query.trim();
+    if (pasted(query) && (query.indexOf("\n") >= 0 || query.split(/\s+/).length > 8)) return [messageWords(query, 6), messageWords(query, 3)].filter(function (q, i, all) { return q && all.indexOf(q) === i; });
     if (!HAN || !query.match(HAN)) return [query];
     var words = query.split(/\s+/);
     var out = ['"' + spaced(query) + '"'];
@@ -89,6 +94,16 @@
   var worker = null, workerReady = null, matchSeq = 0, waiting = null;
   function pasted(query) {
     return query.length >= 12 && /\n|error|exception|traceback|failed|panicked|assert|fatal|denied|not found|out of memory/i.test(query);
+  }
+  // The words a pasted error is searched by: of its last line that names an error (else its first line), the
+  // message after an exception class or log prefix, its plain words (letters only, 3 or more), at most `most`.
+  function messageWords(query, most) {
+    var lines = query.split("\n").map(function (l) { return l.trim(); }).filter(Boolean);
+    var named = lines.filter(function (l) { return /error|exception|failed|assert/i.test(l); });
+    var line = named.length ? named[named.length - 1] : (lines[0] || "");
+    line = line.replace(/^.*?\b[A-Za-z_.]*(?:Error|Exception)\s*:\s*/, "");
+    var out = (line.match(/[A-Za-z][A-Za-z_]{2,}/g) || []).filter(function (w) { return !/_/.test(w) || w.length < 30; });
+    return out.slice(0, most).join(" ");
   }
   function matcher() {
     if (workerReady) return workerReady;
@@ -181,16 +196,32 @@
     }).length;
     meta.textContent = count === 0 ? msg("none") : count === 1 ? msg("one") : msg("other").replace("#", String(count));
     recognised.forEach(function (r) {
-      var line = document.createDocumentFragment();
-      line.appendChild(document.createTextNode(msg("matched") + ": "));
-      var code = document.createElement("code");
-      code.textContent = r.text.slice(r.span[0], r.span[1]);
-      line.appendChild(code);
-      var li = item(pageUrl(r.id), (lang === "zh" && r.title_zh) || r.title, line, "errdex-search-matched");
+      var line = document.createDocumentFragment(), fix = r.card && r.card.fix;
+      if (fix) { // the answer card's fix, first: its count of reports, then its text
+        var said = !fix.reports ? msg("fix-unreported") : msg(fix.reports === 1 ? "fix-worked-one" : "fix-worked")
+          .replace("{0}", String(fix.worked)).replace("{1}", String(fix.reports));
+        var strong = document.createElement("strong");
+        strong.textContent = lang === "zh" ? msg("fix") + "（" + said + "）：" : msg("fix") + " (" + said + "): ";
+        line.appendChild(strong);
+        var text = (lang === "zh" && fix.text_zh) || fix.text;
+        line.appendChild(document.createTextNode(text.length > 220 ? text.slice(0, 219) + "…" : text));
+      } else {
+        line.appendChild(document.createTextNode(msg("matched") + ": "));
+        var code = document.createElement("code");
+        code.textContent = r.text.slice(r.span[0], r.span[1]);
+        line.appendChild(code);
+      }
+      var title = (lang === "zh" && r.title_zh) || r.title;
+      var li = item(pageUrl(r.id), r.partial ? title + " · " + msg("partial") : title, line, "errdex-search-matched");
       li.setAttribute("data-errdex-matched", r.id);
       list.appendChild(li);
     });
     var shown = recognised.map(function (r) { return pageUrl(r.id); });
+    // A page whose title holds the query first (Pagefind ranks by the words' weight in the whole page).
+    var wanted = unspaced(query || "").toLowerCase();
+    var holds = function (d) { return wanted && unspaced((d.meta && d.meta.title) || "").toLowerCase().indexOf(wanted) >= 0 ? 0 : 1; };
+    items = items.map(function (d, i) { return [holds(d), i, d]; }).sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); })
+      .map(function (x) { return x[2]; });
     items.forEach(function (data) {
       if (shown.indexOf(new URL(data.url, document.baseURI).href) >= 0) return; // already first, as recognised
       // A catalog module page holds many messages, each a heading: show the one the query hit most.
@@ -249,6 +280,10 @@
   }
 
   input.addEventListener("focus", open);
+  // Focus that leaves the search (Tab past its results) closes it: no overlay left open over the page.
+  root.addEventListener("focusout", function (e) {
+    if (toggle && toggle.checked && e.relatedTarget && !root.contains(e.relatedTarget)) close();
+  });
   input.addEventListener("input", function () { search(input.value); });
   form.addEventListener("submit", function (e) {
     e.preventDefault();
@@ -278,13 +313,25 @@
   });
 
   /* Search boxes elsewhere on the page (home page) feed this one; `?q=` opens it with a query. */
+  // A box (a textarea) keeps a pasted traceback's newlines: text of more than one line goes to the paste page,
+  // whole; one line goes to this search. Enter submits, Shift+Enter starts a new line.
   document.querySelectorAll("form[data-errdex-search-form]").forEach(function (f) {
-    var box = f.querySelector("input");
+    var box = f.querySelector("textarea, input");
     f.addEventListener("submit", function (e) {
       e.preventDefault();
-      input.value = box.value;
+      var text = box.value.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "");
+      if (text.indexOf("\n") >= 0) {
+        var paste = new URL(root.getAttribute("data-route-paste"), pageRoot);
+        paste.searchParams.set("paste", text.slice(0, 100000));
+        window.location.href = paste.href;
+        return;
+      }
+      input.value = text;
       input.focus();
       search(input.value);
+    });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); f.requestSubmit(); }
     });
   });
   var q = new URLSearchParams(window.location.search).get("q");
