@@ -32,7 +32,7 @@
   var pagefind = null;
   var loading = null;
   var active = -1;
-  var MAX = 20;
+  var MAX = 10; // results whose data (a fragment each: a catalog page's can be 150 kB) is fetched and shown
 
   function msg(name) { return root.getAttribute("data-msg-" + name) || ""; }
 
@@ -257,7 +257,17 @@
     function attempt(pf, i) {
       return (i === 0 ? pf.debouncedSearch(forms[0], {}, 120) : pf.search(forms[i])).then(function (res) {
         if (res && !res.results.length && i + 1 < forms.length && mine === seq) return attempt(pf, i + 1);
-        return res;
+        return res && /^"/.test(forms[i]) ? ranked(pf, res, forms[i]) : res;
+      });
+    }
+    // An exact phrase comes back unranked (every score alike): order its pages by the same words' weighted score
+    // (a title weighs most: data-pagefind-weight), before any page's data is fetched.
+    function ranked(pf, res, phrase) {
+      return pf.search(phrase.replace(/"/g, "")).then(function (loose) {
+        var score = new Map(((loose && loose.results) || []).map(function (r) { return [r.id, r.score]; }));
+        var order = res.results.map(function (r, i) { return [score.get(r.id) || 0, i, r]; });
+        order.sort(function (a, b) { return (b[0] - a[0]) || (a[1] - b[1]); });
+        return { results: order.map(function (x) { return x[2]; }) };
       });
     }
     var matching = pasted(query) ? match(query) : Promise.resolve(null);
