@@ -146,3 +146,36 @@ def test_a_pattern_that_hangs_is_skipped_named_and_match_json_is_fetched_once(br
         assert errors == []
     finally:
         context.close()
+
+
+CUT_OFF = "RuntimeError: Cannot allocate 512 KV cache blocks: out of GPU mem"
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_the_first_cards_fix_is_on_the_first_screen_and_nothing_overflows(page, base_url, lang_root, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(base_url + lang_root + "match/")
+    _paste(page, TRACEBACK)
+    fix = page.query_selector("[data-errdex-result] [data-errdex-fix]")
+    if width >= 1280:  # on a desktop screen the box comes first and the first answer's fix shows without scrolling
+        assert fix.bounding_box()["y"] + fix.bounding_box()["height"] <= height
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scrolling, even on a phone
+    for card in page.query_selector_all(".errdex-card"):
+        box = card.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_a_cut_off_line_is_a_partial_match_labelled_as_one(page, base_url, lang_root):
+    page.goto(base_url + lang_root + "match/")
+    _paste(page, CUT_OFF)
+    results = page.query_selector_all("[data-errdex-result]")
+    assert [r.get_attribute("data-id") for r in results] == ["demo/kv-cache-out-of-memory"]
+    assert results[0].query_selector("[data-errdex-partial]").inner_text() == (
+        "部分匹配：你的这一行在这条消息中途就结束了" if lang_root else "partial match: your line stops inside this message")
+    assert results[0].query_selector("[data-errdex-fix]").is_visible()
+    # not offered as a new error: the page knows it
+    assert page.query_selector("[data-errdex-issue]") is None
+    assert page.problems == []

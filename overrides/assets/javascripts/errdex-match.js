@@ -247,7 +247,7 @@
   // Where in the paste, the values, the message, where it is raised and in which releases, and why it ranks here.
   function details(r) {
     var box = el("details", "errdex-card__details");
-    box.appendChild(el("summary", null, fmt("where", [r.line, r.column]) + (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
+    box.appendChild(el("summary", null, msg("details") + " " + fmt("where", [r.line, r.column]) + (r.occurrences > 1 ? " · " + fmt("times", [r.occurrences]) : "")));
     var line = el("pre", "errdex-matcher__line");
     var code = el("code");
     code.appendChild(document.createTextNode(r.text.slice(0, r.span[0])));
