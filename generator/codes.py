@@ -82,6 +82,7 @@ _ALL = [
     Code("SRC002", "raise-line-outside", "error", "source.line must lie within start_line..end_line (and start_line <= end_line)"),
     Code("SRC003", "snippet-too-long", "error", "quote at most 40 lines around the raise"),
     Code("SRC004", "no-source", "warning", "add a `source` block pinned to a commit so readers can check the code that raises the error"),
+    Code("SRC005", "snippet-not-whole-lines", "error", "a snippet is whole lines, the last one with its newline too: write it as a YAML literal block without the strip indicator (no `-` after the block's indicator), which would drop the final newline"),
     Code("SRC101", "source-unavailable", "error", "check source.repo, source.commit (the full 40 hex) and source.path: the file must exist at that commit"),
     Code("SRC102", "snippet-differs", "error", "re-copy the snippet byte for byte from the file at the pinned commit (same indentation, no edits)"),
     Code("SRC103", "snippet-shifted", "error", "the snippet is in the file, at other lines: set start_line, end_line and line to where it stands"),

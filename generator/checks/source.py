@@ -34,6 +34,9 @@ def snippet_consistent(raw: RawRecord) -> Iterator[Finding]:
             yield make("SRC002", raw.path, "/source/line", f"line {line} is outside the snippet's lines {start}-{end}", raw.pos("/source/line"))
         elif end - start + 1 > MAX_SNIPPET_LINES:
             yield make("SRC003", raw.path, "/source/end_line", f"the snippet spans {end - start + 1} lines; at most {MAX_SNIPPET_LINES}", raw.pos("/source/end_line"))
+        if snippet is not None and snippet and not snippet.endswith("\n"):
+            yield make("SRC005", raw.path, "/source/snippet", "the snippet's last line has no newline: the file's line has one",
+                       raw.pos("/source/snippet"))
         if snippet is not None and start <= end:
             count = len(snippet_lines(snippet))
             if count != end - start + 1:
