@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from generator import routes
+from generator.catalog.query import entry_title
 from generator.catalog.reader import load_catalog
 from generator.catalog.query import diff_errors, release_changes
 from generator.cli import main
@@ -195,8 +196,9 @@ def test_the_entry_view_renders_an_entry_as_text(browser, site):
         dialogs = []
         pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         pg.goto(url + routes.catalog_page_url("catalog_entry", lang="zh") + "?id=" + HOSTILE_ID)
-        pg.wait_for_selector(".errdex-cat-view h2 code")
-        assert pg.locator(".errdex-cat-view h2 code").inner_text() == HOSTILE
+        pg.wait_for_selector(".errdex-cat-view p code")
+        assert pg.locator(".errdex-cat-view p code").first.inner_text() == HOSTILE  # the message, as text
+        assert pg.locator(".errdex-cat-view h2").inner_text() == entry_title(HOSTILE)  # its title, as text too
         assert pg.locator(".errdex-cat-view script, .errdex-cat-view img").count() == 0 and not dialogs
         assert "尚无指南" in pg.locator(".errdex-cat-view").inner_text()
         issue = pg.locator(".errdex-cat-view a", has_text="在 issue 中提出").get_attribute("href")

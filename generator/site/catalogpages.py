@@ -30,10 +30,10 @@ from urllib.parse import quote
 
 from .. import routes
 from ..catalog.reader import Catalog, Entry, Project, bulk_load
-from ..catalog.query import ReleaseChanges, entry_summary, release_changes, site_json
+from ..catalog.query import ReleaseChanges, entry_summary, entry_title, release_changes, site_json
 from ..api.export import encode_json
 from .frames import esc, module_key, module_url, project_url, release_url, segment
-from ..labels import catalog_label
+from ..labels import catalog_label, page_title
 from ..records.model import Record
 
 MODULE_DEPTH = 3  # a module is a file's folder, cut to this many levels (vllm/model_executor/layers)
@@ -168,7 +168,7 @@ class CatalogSite:
             doc["sites"].append(site)
         doc["module"] = self.entry_module(entry)
         doc["gone_since"] = self.gone_since(project, entry)
-        doc["guides"] = [{"id": rid, "title": self.records[rid].error.message,
+        doc["guides"] = [{"id": rid, "title": page_title(self.records[rid], "en"), "title_zh": page_title(self.records[rid], "zh"),
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
                           "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
         query, anchor = entry_query(entry), _anchor(entry)
@@ -199,7 +199,7 @@ class CatalogSite:
             body = _encode(self._entry_doc(project, entry, base, entry_pages))  # one line: the encoder escapes every line break
             shards.setdefault(entry_shard(entry), []).append(body)
             entries.append({k: v for k, v in {
-                "id": entry.id, "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
+                "id": entry.id, "title": entry_title(d["template"]), "template": d["template"], "exception": d.get("exception"), "kind": d.get("kind"),
                 "level": d.get("level"), "tier": d.get("tier"), "module": self.entry_module(entry),
                 "releases": [[project.releases[a], project.releases[b]] for a, b in entry.ranges],
                 "site": {"path": site.path, "line": site.line, "release": project.releases[site.end]} if site else None,

@@ -47,9 +47,10 @@
 
   function render(doc, id) {
     view.textContent = "";
-    var title = el("h2");
-    title.appendChild(el("code", doc.template));
-    view.appendChild(title);
+    view.appendChild(el("h2", doc.title || doc.template)); // a title cut from the message (generator.catalog.query.entry_title)
+    var message = el("p");
+    message.appendChild(el("code", doc.template));
+    view.appendChild(message);
     var facts = el("dl", null, "errdex-cat-dl");
     row(facts, L.project, doc.project);
     if (doc.exception) row(facts, L.exception, doc.exception);
@@ -63,7 +64,7 @@
       var ul = el("ul");
       doc.guides.forEach(function (g) {
         var li = el("li");
-        li.appendChild(link(lang === "zh" ? g.html_zh : g.html, g.title));
+        li.appendChild(link(lang === "zh" ? g.html_zh : g.html, (lang === "zh" && g.title_zh) || g.title));
         ul.appendChild(li);
       });
       view.appendChild(ul);
@@ -108,7 +109,7 @@
       });
       view.appendChild(vl);
     }
-    document.title = doc.template.slice(0, 80) + " · " + document.title;
+    document.title = (doc.title || doc.template.slice(0, 80)) + " · " + document.title;
   }
 
   var id = new URLSearchParams(location.search).get("id") || "";
