@@ -12,7 +12,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from api_records import assert_holds, fixture_data, fixture_records
 from generator.api.export import API_VERSION, api_files, encode_json, safe_relpath, write_api
-from generator.match.rules import GENERIC_MESSAGES, RULES
+from generator.match.rules import GENERIC_MESSAGES, REQUOTE, RULES
 from generator.records.model import Record
 from generator.checks.pipeline import check
 from generator.records.schema import schema_text
@@ -174,7 +174,7 @@ def test_index_and_match_entries_of_the_small_records():
                  "fix": {"text": "Ask for fewer slots", "text_zh": "请求更少的槽位", "worked": 1, "failed": 0, "partial": 0,
                          "reports": 1, "commands": []}},
     }
-    assert match["rules"] == {**RULES, "generic": GENERIC_MESSAGES}
+    assert match["rules"] == {**RULES, "generic": GENERIC_MESSAGES, "requote": REQUOTE}
     assert "exception_class" not in match["patterns"][0]
     assert match["patterns"][2]["superseded_by"] == "zz-fixture/live-thing"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.match.rules import GENERIC_MESSAGES, RULES, match_document, pattern_analysis
+from generator.match.rules import GENERIC_MESSAGES, REQUOTE, RULES, match_document, pattern_analysis
 
 FIXTURE = Path(__file__).parent / "fixtures" / "match-conformance.json"
 WORKER = Path(__file__).parents[1] / "overrides" / "assets" / "javascripts" / "errdex-match-worker.js"
@@ -37,7 +37,7 @@ def match_json(fixture: dict, rules: dict | None = None) -> dict:
         entries.append(entry)
     doc = match_document(entries)
     if rules is not None:
-        doc["rules"] = {"generic": list(GENERIC_MESSAGES), **rules}
+        doc["rules"] = {"generic": list(GENERIC_MESSAGES), "requote": REQUOTE, **rules}
     return doc
 
 
@@ -79,7 +79,7 @@ def test_python_engine_conforms(tmp_path, capsys, bless, engine, monkeypatch):
 def test_the_fixture_exercises_every_rule():
     fixture = _fixture()
     seen = {reason[0] for case in fixture["cases"] for r in case["expect"] for reason in r["reasons"]}
-    assert seen == {"specificity", "exception", "anchored", "repeated", "retired", "same_line", "partial"}
+    assert seen == {"specificity", "exception", "anchored", "repeated", "retired", "same_line", "partial", "requoted"}
     assert any(len(r["lines"]) == RULES["lines_kept"] < r["occurrences"] for case in fixture["cases"] for r in case["expect"])
     assert any(["repeated", r["occurrences"], RULES["repeat_bonus_cap"]] in r["reasons"]
                for case in fixture["cases"] for r in case["expect"] if r["occurrences"] - 1 > RULES["repeat_bonus_cap"])

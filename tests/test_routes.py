@@ -121,7 +121,7 @@ def test_the_matcher_has_every_word_in_both_languages():
     script = _matcher_scripts()["errdex-match.js"]
     asked = set(re.findall(r'\b(?:msg|fmt)\("([a-z]+(?:-[a-z]+)*)"', script)) | {"one", "other"}  # those two by count
     # why-<rule>: one per kind of reason a score gives (generator.match.output.explain words the same kinds)
-    asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line", "partial")}
+    asked |= {"why-" + kind for kind in ("specificity", "exception", "anchored", "repeated", "retired", "same-line", "partial", "requoted")}
     # a record's checked versions by status (the record format's statuses), and the catalog heading (the template's)
     asked |= {"status-" + kind for kind in ("active", "changed", "fixed", "unknown")} | {"catalog-heading"}
     # and the reasons a catalog entry gets from the release chosen (generator.bundle.answers._version_check)

@@ -15,6 +15,7 @@ Patterns never run in Python's `re` (a hostile or careless pattern could backtra
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,8 +25,8 @@ import re2
 
 from .. import forked
 from .logline import json_groups as _json_groups
-from .hits import Hit, Result, without_shadowed_partials
-from .rules import RULES, evidence, generic, partial_at
+from .hits import Hit, Result, without_requoted_repeats, without_shadowed_partials
+from .rules import REQUOTE_BYTES, RULES, evidence, generic, partial_at, requote
 from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -151,7 +152,7 @@ class Matcher:
 
         def second() -> tuple[list[tuple], int, int]:
             # as plain tuples: a dataclass is slow to unpickle a hundred thousand times
-            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line, h.partial)
+            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line, h.partial, h.requoted)
                     for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
             return hits, self.lines_read, self.bytes_read
 
@@ -178,7 +179,9 @@ class Matcher:
             data = carry + chunk if carry else chunk
             end = data.rfind(b"\n") + 1
             if end:
-                yield from self._block(data[:end] if end < len(data) else data, line_no, col)
+                part = data[:end] if end < len(data) else data
+                yield from self._block(part, line_no, col)
+                yield from self._requoted(part, line_no, col)
                 line_no += data.count(b"\n", 0, end)
                 col = 0
                 carry = data[end:]
@@ -192,8 +195,24 @@ class Matcher:
                 carry = carry[keep:]
         if carry:
             yield from self._block(carry, line_no, col)
+            yield from self._requoted(carry, line_no, col)
             line_no += 1
         self.lines_read = line_no - first_line
+
+    def _requoted(self, block: bytes, line_no: int, col: int) -> Iterator[Hit]:
+        """The hits of `block`'s lines that hold a REQUOTE sequence, read with the replacements (generator.match.rules);
+        the other lines are left empty, so that the line numbers stay. Marked `requoted`."""
+        if not any(q in block for q in REQUOTE_BYTES):
+            return
+        lines = block.split(b"\n")
+        variant = b"\n".join(requote(line.decode("utf-8", "replace")).encode("utf-8") if any(q in line for q in REQUOTE_BYTES)
+                              else b"" for line in lines)
+        seen, self._seen = self._seen, None  # each requoted hit whole: a repeat would come before its first once sorted
+        try:
+            for hit in self._block(variant, line_no, col if any(q in lines[0] for q in REQUOTE_BYTES) else 0):
+                yield dataclasses.replace(hit, requoted=True)
+        finally:
+            self._seen = seen
 
     def scan_text(self, text: str) -> list[Hit]:
         return list(self.scan(io.BytesIO(text.encode("utf-8"))))
@@ -338,7 +357,7 @@ class Matcher:
         """One result per record, best first: score (specificity, exception class on the line, anchoring,
         repetition, retirement, weighed by `self.rules`), then the earliest line, then the id."""
         rules = self.rules
-        hits = without_shadowed_partials(list(hits))
+        hits = without_shadowed_partials(without_requoted_repeats(list(hits)))
         results: dict[int, Result] = {}
         for hit in hits:
             r = results.get(hit.pattern)
@@ -354,6 +373,8 @@ class Matcher:
             spec = r.first.partial or self.specificity[pi]
             r.score = spec
             r.why = [["partial", spec] if r.first.partial else ["specificity", spec]]
+            if r.first.requoted:
+                r.why.append(["requoted"])
             if r.first.exception_on_line:
                 r.score += rules["exception_bonus"]
                 r.why.append(["exception", r.pattern.exception_class, rules["exception_bonus"]])

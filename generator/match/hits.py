@@ -23,6 +23,7 @@ class Hit:
     groups: tuple[str | None, ...]
     exception_on_line: bool
     partial: int = 0  # a partial match (generator.match.rules): the characters of fixed text the cut-off line holds
+    requoted: bool = False  # found in the line read with generator.match.rules.REQUOTE, not in the line as it is
 
 
 @dataclass
@@ -52,6 +53,16 @@ def fill_message(message: str, groups: Iterable[str | None]) -> str:
         out.append("{}" if value is None else value)
         out.append(part)
     return "".join(out)
+
+
+def without_requoted_repeats(hits: list[Hit]) -> list[Hit]:
+    """The hits less those found in a requoted reading of a line where the line as it is has the same pattern, in
+    line order."""
+    if not any(h.requoted for h in hits):
+        return hits
+    plain = {(h.pattern, h.line) for h in hits if not h.requoted}
+    kept = [h for h in hits if not (h.requoted and (h.pattern, h.line) in plain)]
+    return sorted(kept, key=lambda h: h.line)  # in line order, as one pass reads them (a line's own hits first)
 
 
 def without_shadowed_partials(hits: list[Hit]) -> list[Hit]:

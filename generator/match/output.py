@@ -26,6 +26,8 @@ def explain(reason: list[Any]) -> str:
         return f"+{args[1]}: found {args[0]} times"
     if kind == "retired":
         return f"-{args[1]}: retired in favour of {args[0]}"
+    if kind == "requoted":
+        return "found with the line's typographic quotes, escaped quotes and backticks read as plain quotes"
     if kind == "partial":
         return f"partial match {args[0]}: the line holds {args[0]} characters of the message's fixed text and stops"
     return f"on the same line as #{args[0]}, which is more specific"
@@ -57,6 +59,7 @@ def result_json(rank: int, r: Result) -> dict[str, Any]:
         "reasons": r.why,
         **({"superseded_by": r.pattern.superseded_by} if r.pattern.superseded_by else {}),
         **({"partial": h.partial} if h.partial else {}),
+        **({"requoted": True} if h.requoted else {}),
     }
 
 

@@ -105,6 +105,20 @@ def exception_name(exception_class: str | None) -> str | None:
 
 BLANKS = " \t\n\r\f\v"  # what "trailing spaces" are, in both engines
 
+# Wordings that differ only in quoting: a line that holds one of these is also read with each replaced, in this
+# order (typographic quotes as plain ones, a JSON-escaped quote as the quote, Markdown's backticks left out). A
+# pattern found only in the line so read is a hit there too, labelled `requoted`; its column is in that reading.
+REQUOTE: list[list[str]] = [["\u2018", "'"], ["\u2019", "'"], ["\u201c", '"'], ["\u201d", '"'], ['\\"', '"'],
+                            ["\\'", "'"], ["`", ""]]
+REQUOTE_BYTES = tuple(old.encode("utf-8") for old, _ in REQUOTE)
+
+
+def requote(text: str) -> str:
+    """`text` read with REQUOTE's replacements."""
+    for old, new in REQUOTE:
+        text = text.replace(old, new)
+    return text
+
 
 def partial_text(message: str, min_chars: int | None = None) -> str:
     """The fixed text a cut-off line is recognised by: the message template's first run between `{}` holes of at
@@ -188,6 +202,6 @@ def pattern_analysis(regex: str, exception_class: str | None = None) -> dict[str
 
 
 def match_document(patterns: list[dict[str, Any]]) -> dict[str, Any]:
-    """match.json: the rules (with GENERIC_MESSAGES as `generic`), then every pattern (each with its
-    `pattern_analysis`)."""
-    return {"count": len(patterns), "rules": {**RULES, "generic": list(GENERIC_MESSAGES)}, "patterns": patterns}
+    """match.json: the rules (with GENERIC_MESSAGES as `generic`, REQUOTE as `requote`), then every pattern (each
+    with its `pattern_analysis`)."""
+    return {"count": len(patterns), "rules": {**RULES, "generic": list(GENERIC_MESSAGES), "requote": REQUOTE}, "patterns": patterns}

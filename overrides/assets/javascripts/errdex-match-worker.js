@@ -67,7 +67,8 @@ function load(text) {
     rules = doc && doc.rules;
     var names = ["exception_bonus", "anchored_bonus", "repeat_bonus_cap", "retired_penalty", "lines_kept",
       "release_has_bonus", "release_lacks_penalty", "partial_min_chars", "evidence_min_fixed", "evidence_min_share"];
-    if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; }) || !Array.isArray(rules.generic)) {
+    if (!rules || !names.every(function (k) { return typeof rules[k] === "number"; }) || !Array.isArray(rules.generic) ||
+        !Array.isArray(rules.requote)) {
       throw new Error("match.json has no ranking rules");
     }
     var list = (doc && Array.isArray(doc.patterns)) ? doc.patterns : [];
@@ -212,14 +213,31 @@ function jsonGroups(text, p) {
   return null;
 }
 
+// A line that holds one of rules.requote's sequences is also read with them replaced (generator/match/rules.REQUOTE);
+// what only that reading holds is a hit too, marked requoted.
+function requoted(text) {
+  var out = text;
+  rules.requote.forEach(function (pair) { out = out.split(pair[0]).join(pair[1]); });
+  return out;
+}
+
 function matchLine(text, lineNo, col, limit, hits) {
+  matchOne(text, lineNo, col, limit, hits, false);
+  if (limit !== null) return; // a window of an overlong line: as it is only
+  var other = requoted(text);
+  if (other !== text) matchOne(other, lineNo, col, limit, hits, true);
+}
+
+function matchOne(text, lineNo, col, limit, hits, variant) {
   var lower = anyFolded ? text.toLowerCase() : null;
   if (lower !== null && lower.length !== text.length) lower = null; // case mapping changed lengths: skip the folded index here
   var found = candidates(text, lower);
   if (lower === null && anyFolded) foldedIndex.forEach(function (b) { b.forEach(function (e) { found.add(e[0]); }); });
   var ordered = Array.from(found).sort(function (a, b) { return a.index - b.index; });
+  var before = hits.length;
   runPatterns(ordered, text, lineNo, col, limit, hits);
-  if (catalog !== null) catalogLines.push({ text: text, line: lineNo, col: col, limit: limit, candidates: null });
+  for (var i = before; i < hits.length; i++) hits[i].requoted = variant;
+  if (catalog !== null) catalogLines.push({ text: text, line: lineNo, col: col, limit: limit, candidates: null, requoted: variant });
 }
 
 // The fixed text a cut-off line is recognised by: the message's first run between {} holes of at least
@@ -334,9 +352,20 @@ function fill(message, values) {
   return out;
 }
 
+// The hits less those of a requoted reading where the line as it is has the same pattern, in line order
+// (generator/match/hits.without_requoted_repeats).
+function withoutRequotedRepeats(hits) {
+  if (!hits.some(function (h) { return h.requoted; })) return hits;
+  var plain = new Set();
+  hits.forEach(function (h) { if (!h.requoted) plain.add(h.p.index + ":" + h.line); });
+  var kept = hits.filter(function (h) { return !(h.requoted && plain.has(h.p.index + ":" + h.line)); });
+  return kept.map(function (h, i) { return [h, i]; }).sort(function (a, b) { return (a[0].line - b[0].line) || (a[1] - b[1]); })
+    .map(function (x) { return x[0]; });
+}
+
 function rank(hits) {
   var byPattern = new Map();
-  withoutShadowedPartials(hits).forEach(function (h) {
+  withoutShadowedPartials(withoutRequotedRepeats(hits)).forEach(function (h) {
     var r = byPattern.get(h.p);
     if (!r) { byPattern.set(h.p, { p: h.p, first: h, occurrences: 1, lines: [h.line] }); return; }
     r.occurrences++;
@@ -349,6 +378,7 @@ function rank(hits) {
     var why = [];
     r.score = r.first.partial || r.p.spec;
     why.push(r.first.partial ? ["partial", r.first.partial] : ["specificity", r.p.spec]);
+    if (r.first.requoted) why.push(["requoted"]);
     if (r.first.exc) { r.score += rules.exception_bonus; why.push(["exception", r.p.exc, rules.exception_bonus]); }
     if (r.p.anchored && !r.first.partial) { r.score += rules.anchored_bonus; why.push(["anchored", rules.anchored_bonus]); }
     if (r.occurrences > 1) {
@@ -374,6 +404,7 @@ function rank(hits) {
       superseded_by: r.p.superseded || null, type: r.p.entry ? "catalog" : "record", p: r.p, card: r.p.card || null
     };
     if (h.partial) out.partial = h.partial;
+    if (h.requoted) out.requoted = true;
     return out;
   });
 }
@@ -447,7 +478,11 @@ function run(text, budget, version) {
       });
     });
     Array.from(lines.keys()).sort(function (a, b) { return a.index - b.index; }).forEach(function (p) {
-      lines.get(p).forEach(function (l) { runPatterns([p], l.text, l.line, l.col, l.limit, hits); });
+      lines.get(p).forEach(function (l) {
+        var before = hits.length;
+        runPatterns([p], l.text, l.line, l.col, l.limit, hits);
+        for (var i = before; i < hits.length; i++) hits[i].requoted = l.requoted;
+      });
     });
     return done(tracebackFit(found, docs));
   }, function () { // a shard could not be fetched: the records' answer, and say so
