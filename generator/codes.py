@@ -82,6 +82,8 @@ _ALL = [
     Code("SRC002", "raise-line-outside", "error", "source.line must lie within start_line..end_line (and start_line <= end_line)"),
     Code("SRC003", "snippet-too-long", "error", "quote at most 40 lines around the raise"),
     Code("SRC004", "no-source", "warning", "add a `source` block pinned to a commit so readers can check the code that raises the error"),
+    Code("VER001", "version-not-in-catalog", "warning", "the release named does not raise any of the record's catalog messages (data/catalog/links.json): correct the version or its status (`changed` when the wording differs there), or link the entry that holds the release's wording"),
+    Code("VER002", "removal-contradicts-catalog", "error", "the catalog has the record's message in the release the record says no longer raises it: correct the release (the catalog's ranges say where the message is raised) or the status"),
     Code("SRC005", "snippet-not-whole-lines", "error", "a snippet is whole lines, the last one with its newline too: write it as a YAML literal block without the strip indicator (no `-` after the block's indicator), which would drop the final newline"),
     Code("SRC101", "source-unavailable", "error", "check source.repo, source.commit (the full 40 hex) and source.path: the file must exist at that commit"),
     Code("SRC102", "snippet-differs", "error", "re-copy the snippet byte for byte from the file at the pinned commit (same indentation, no edits)"),

@@ -51,7 +51,8 @@ def test_oversized_file_is_refused_before_parsing(tmp_path: Path) -> None:
 
 
 # YML003 needs a file too large to commit; SRC1xx compare with upstream files (tests/test_verify.py).
-GENERATED_IN_TESTS = {"YML003", "YML011", "SRC101", "SRC102", "SRC103", "SRC104", "SRC105", "SRC106", "XRC005"}  # XRC005: tests/test_history.py; YML011: tests/test_security.py
+GENERATED_IN_TESTS = {"YML003", "YML011", "SRC101", "SRC102", "SRC103", "SRC104", "SRC105", "SRC106", "XRC005",
+                      "VER001", "VER002"}  # XRC005: tests/test_history.py; YML011: tests/test_security.py; VER: tests/test_versions.py (with a catalog)
 # The catalog's codes are checked on catalog files, not records: tests/fixtures/catalog/invalid (tests/test_catalog_checks.py)
 # and, for CAT101/CAT102, re-extraction from a cache (tests/test_harvest.py).
 CATALOG_CODES = {code for code in CODES if code.startswith("CAT")}

@@ -38,6 +38,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
             releases, bad = release_order(path.parent)
             extra += bad + list(check_catalog_file(path, releases.get(path.name[: -len(".jsonl")]) if releases else None))
+    if result.raws and any(p.is_dir() for p in catalogs):  # what the records say of releases, against the catalog
+        from ..checks.versions import version_findings
+
+        extra += version_findings(result.raws, next(p for p in catalogs if p.is_dir()))
     if extra:
         result.findings = sorted(result.findings + extra)
     if args.base:
