@@ -263,3 +263,22 @@ def test_a_releases_changes_give_the_line_in_that_release(tmp_path):
         files = CatalogSite.load(tmp_path / "catalog", [], None).api_files("/")
     added = json.loads(files[routes.api_path("catalog_changes", "0.2.0", project="demo")])["added"]
     assert {e["id"]: e["site"]["line"] for e in added}[moving] == 50
+
+
+def test_a_big_module_is_split_by_folder_then_by_file_and_no_message_is_lost():
+    from types import SimpleNamespace
+
+    from generator.site.catalogpages import MODULE_ENTRIES, MODULE_MIN, split_modules
+
+    paths = (["p/q/r/layers/x.py"] * (MODULE_MIN + 5) + ["p/q/r/layers/y.py"] * (MODULE_MIN + 1)  # a folder: its own page
+             + ["p/q/r/models/m%03d.py" % i for i in range(MODULE_ENTRIES + 50) for _ in range(2)]  # many small files
+             + ["p/q/r/tiny/t.py"] * 3 + ["p/q/s/z.py"] * 7)
+    entries = [SimpleNamespace(path=p, n=i) for i, p in enumerate(paths)]
+    modules = split_modules(entries, lambda e: e)
+    assert sorted(e.n for part in modules.values() for e in part) == list(range(len(entries)))  # each once
+    assert modules["p/q/s"] == entries[-7:]  # under the limit: as before
+    assert len(modules["p/q/r/layers"]) == 2 * MODULE_MIN + 6
+    models = [name for name in modules if name.startswith("p/q/r/models (")]  # files, in order, pages of at most the limit
+    assert len(models) >= 2 and all(len(modules[n]) <= MODULE_ENTRIES for n in models)
+    assert models[0] == "p/q/r/models (m000.py – m%03d.py)" % (MODULE_ENTRIES // 2 - 1)
+    assert [e.path for e in modules["p/q/r"]] == ["p/q/r/tiny/t.py"] * 3  # a small part stays with its module
