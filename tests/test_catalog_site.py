@@ -268,7 +268,7 @@ def test_a_releases_changes_give_the_line_in_that_release(tmp_path):
 def test_a_big_module_is_split_by_folder_then_by_file_and_no_message_is_lost():
     from types import SimpleNamespace
 
-    from generator.site.catalogpages import MODULE_ENTRIES, MODULE_MIN, split_modules
+    from generator.site.catalogmodules import MODULE_ENTRIES, MODULE_MIN, split_modules
 
     paths = (["p/q/r/layers/x.py"] * (MODULE_MIN + 5) + ["p/q/r/layers/y.py"] * (MODULE_MIN + 1)  # a folder: its own page
              + ["p/q/r/models/m%03d.py" % i for i in range(MODULE_ENTRIES + 50) for _ in range(2)]  # many small files

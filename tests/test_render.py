@@ -141,7 +141,7 @@ def section(page: str, name: str) -> str:
 
 
 def test_title_in_both_languages(pages):
-    assert "<h1 class=\"errdex-title\" data-pagefind-meta=\"title\">What causes &#34;Cannot allocate {} KV cache blocks: out of GPU memory&#34; in example-org/servekit?</h1>" in pages[FULL, "en"]
+    assert "<h1 class=\"errdex-title\" data-pagefind-meta=\"title\" data-pagefind-weight=\"10\">What causes &#34;Cannot allocate {} KV cache blocks: out of GPU memory&#34; in example-org/servekit?</h1>" in pages[FULL, "en"]
     assert "在 example-org/servekit 中，“Cannot allocate {} KV cache blocks: out of GPU memory” 是什么原因造成的？" in pages[FULL, "zh"]
 
 
