@@ -292,3 +292,19 @@ def test_the_quick_character_test_never_spares_a_line_that_holds_a_bad_character
     check()
     assert plain_json(json.dumps({"pattern": "No available memory for the cache blocks\\."}))
     assert not plain_json(json.dumps({"pattern": "\\\x1b"})) and not plain_json(json.dumps({"t": "\u202e"}, ensure_ascii=True))
+
+
+def test_the_escape_test_finds_what_the_escape_pattern_finds() -> None:
+    """catalogparts._escapes (escaped backslashes taken out, then one search) finds an escape exactly where the
+    defining pattern _ESCAPES does, whatever the run of backslashes."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from generator.checks.catalogparts import _ESCAPES, _escapes
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.text(st.sampled_from('\\tn"u/a '), max_size=16))
+    def check(text):
+        assert _escapes(text) == (_ESCAPES.search(text) is not None)
+
+    check()

@@ -28,6 +28,7 @@ RELEASES, PROJECTS, LINKS = "releases.json", "projects.yaml", "links.json"
 # An escape other than \t, \n, \" and \\: a backslash that starts an escape (an odd one in its run) before any
 # other character. The second backslash of an escaped pair (`\\.` in a pattern) starts none.
 _ESCAPES = re.compile(r"(?<!\\)(?:\\\\)*\\[^tn\"\\]")
+_LONE_ESCAPE = re.compile(r"\\[^tn\"]")
 MAX_FILE_BYTES = 16 << 20  # releases.json, links.json: far above any real one
 HINTS = {RELEASES: "make releases.json match schema/catalog-releases.schema.json (the message names the field); `errdex harvest` writes it",
          PROJECTS: "make projects.yaml match schema/catalog-projects.schema.json (the message names the field)",
@@ -63,7 +64,17 @@ def text_findings(path: str, data: Any, where: Any, hint: str | None = None) -> 
 def plain_json(text: str) -> bool:
     """Whether no string decoded from this JSON text can hold an unsafe or hidden character: none is in the text
     and no escape but \\t, \\n, \\" and \\\\ (a quick test that spares most catalog lines the walk)."""
-    return not (chars.first_unsafe(text) or chars.HIDDEN.search(text) or _ESCAPES.search(text))
+    if text.isascii() and text.replace("\t", "").replace("\n", "").isprintable():
+        return not _escapes(text)  # printable ASCII holds no unsafe and no hidden character: one search, not three
+    return not (chars.first_unsafe(text) or chars.HIDDEN.search(text) or _escapes(text))
+
+
+def _escapes(text: str) -> bool:
+    """Whether the JSON text holds an escape other than \\t, \\n, \\" and \\\\ (what _ESCAPES finds, at a
+    fraction of the cost: the escaped backslashes taken out first, left to right as JSON reads them)."""
+    if "\\" not in text:
+        return False
+    return _LONE_ESCAPE.search(text.replace("\\\\", "")) is not None
 
 
 def schema_findings(name: str, path: str, data: Any, where: Any, hint: str | None = None, plain: bool = False) -> list[Finding]:
