@@ -278,3 +278,30 @@ def test_link_previews(page, base_url):
     assert meta["og:title"] == page.locator("h1").first.inner_text()
     assert meta["og:locale"] == "zh_CN" and meta["og:type"] == "article" and meta["twitter:card"] == "summary"
     assert meta["og:url"].endswith("/zh/" + FULL) and meta["og:description"]
+
+
+PAGES = ["", "match/", "errors/demo/kv-cache-out-of-memory/", "browse/tags/", "browse/projects/", "catalog/", "catalog/demo/",
+         "api/", "mcp/", "about/"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_kind_of_page_scrolls_sideways_on_a_phone(browser, base_url, lang):
+    """Every kind of page at 390 px wide: home, paste, an error page, browse, the catalog's home and a project, the
+    API, MCP and about pages; and the search dropdown open over one."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    prefix = "zh/" if lang == "zh" else ""
+    wide = {}
+    for path in PAGES:
+        page.goto(base_url + prefix + path, wait_until="networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 390:
+            wide[path] = width
+    page.goto(base_url + prefix + "browse/tags/", wait_until="networkidle")
+    page.keyboard.press("/")
+    page.keyboard.insert_text(PASTED)
+    page.wait_for_selector("[data-errdex-matched]", timeout=15000)
+    if page.evaluate("document.documentElement.scrollWidth") > 390:
+        wide["search"] = page.evaluate("document.documentElement.scrollWidth")
+    assert wide == {}
+    context.close()

@@ -68,7 +68,8 @@ def test_an_installed_errdex_matches_anywhere_with_absolute_links(wheel, tmp_pat
     (elsewhere / "other.log").write_text("ValueError: audio_data list items must be on the same device.\n", encoding="utf-8")
     done = _run(["match", "other.log"], elsewhere, installed)
     assert done.returncode == 0, done.stderr
-    assert "vllm/0013fc6b4c8e0c1e  (catalog entry" in done.stdout and "raised by releases" in done.stdout
+    assert "vllm/0013fc6b4c8e0c1e  (catalog entry" in done.stdout and "raised at " in done.stdout
+    assert "   vllm · ValueError · raised " in done.stdout  # its card: project, exception, the releases that raise it
 
 
 def test_outside_a_checkout_without_match_data_is_a_usage_error(tmp_path):

@@ -150,6 +150,7 @@ def _paste(page, url: str, text: str) -> str:
     page.wait_for_function(
         "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
         arg=len(text), timeout=30000)
+    page.evaluate("document.querySelectorAll('[data-errdex-matcher] details').forEach((d) => { d.open = true; })")  # as a reader unfolds each card
     return page.locator("[data-errdex-matcher]").inner_text()
 
 

@@ -20,7 +20,8 @@ A catalog entry is an answer only when the evidence holds (`evidence`): the exce
 text on the line, when there is one, is the entry's; its fixed text is not only words that Python itself raises
 with (`GENERIC_MESSAGES`: "object has no attribute" is every AttributeError); and it spells out at least
 `evidence_min_fixed` characters or `evidence_min_share` percent of the message from where it matched to the end of
-the line. Records are curated: the rule is for the harvested entries.
+the line (the pattern's fixed characters, or the template's that the line holds in order from there,
+`template_held`, whichever is more). Records are curated: the rule is for the harvested entries.
 """
 
 from __future__ import annotations
@@ -162,6 +163,24 @@ def generic(template: str) -> bool:
     return not fixed or any(f" {fixed} " in f" {g} " for g in GENERIC_MESSAGES)
 
 
+def template_held(text: str, start: int, template: str) -> int:
+    """How much of a template's fixed text `text` holds from `start` on, in order: from the run between `{}` holes
+    that `text` has at `start`, each next run after the one before; the characters of the runs found before the
+    first one missing (0 when no run is at `start`)."""
+    runs = [run for run in template.split("{}") if run]
+    first = next((k for k, run in enumerate(runs) if text.startswith(run, start)), None)
+    if first is None:
+        return 0
+    held, at = 0, start
+    for run in runs[first:]:
+        found = text.find(run, at)
+        if found < 0:
+            break
+        held += len(run)
+        at = found + len(run)
+    return held
+
+
 def evidence(text: str, span: tuple[int, int] | list[int], template: str, exception: str | None, fixed: int,
              rules: dict[str, int] | None = None) -> list[Any] | None:
     """Why a catalog entry found on a line is not an answer, as data, or None when the evidence holds (see the
@@ -173,6 +192,7 @@ def evidence(text: str, span: tuple[int, int] | list[int], template: str, except
         return ["other_exception", named.group(1)]
     if generic(template):
         return ["generic"]
+    fixed = max(fixed, template_held(text, span[0], template))  # a pattern on a stable part of a longer message
     rest = len(text[span[0]:].rstrip(BLANKS)) or 1
     share = fixed * 100 // rest
     if fixed < rules["evidence_min_fixed"] and share < rules["evidence_min_share"]:

@@ -280,11 +280,28 @@ function evident(p, text, span, fixed) {
   return !p.generic && evidence(text, span, p.message, p.exc, fixed) === null;
 }
 function shortName(exc) { return exc ? exc.split(".").pop().split(":").pop() : ""; }
+// How much of a template's fixed text `text` holds from `start` on, in order (generator/match/rules.template_held).
+function templateHeld(text, start, template) {
+  var runs = String(template).split("{}").filter(function (r) { return r; });
+  var first = -1;
+  for (var k = 0; k < runs.length && first < 0; k++) if (text.startsWith(runs[k], start)) first = k;
+  if (first < 0) return 0;
+  var held = 0, at = start;
+  for (var i = first; i < runs.length; i++) {
+    var found = text.indexOf(runs[i], at);
+    if (found < 0) break;
+    held += runs[i].length;
+    at = found + runs[i].length;
+  }
+  return held;
+}
+
 function evidence(text, span, template, exception, fixed) {
   var named = CLASS_BEFORE.exec(text.slice(Math.max(0, span[0] - CLASS_CHARS), span[0]));
   var own = shortName(exception);
   if (named && own && shortName(named[1]) !== own) return ["other_exception", named[1]];
   if (generic(template)) return ["generic"];
+  fixed = Math.max(fixed, templateHeld(text, span[0], template)); // a pattern on a stable part of a longer message
   var rest = text.slice(span[0]).replace(/[ \t\n\r\f\v]+$/, "").length || 1;
   var share = Math.floor(fixed * 100 / rest);
   if (fixed < rules.evidence_min_fixed && share < rules.evidence_min_share) return ["too_little", fixed, share];

@@ -162,11 +162,13 @@
 
   function open() {
     if (toggle && !toggle.checked) toggle.checked = true;
+    lock(true);
     load().catch(function () { meta.textContent = msg("failed"); });
   }
 
   function close() {
     if (toggle) toggle.checked = false;
+    lock(false);
     input.blur();
   }
 
@@ -301,7 +303,23 @@
     if (first) window.location.href = first.href;
   });
   form.addEventListener("reset", function () { setTimeout(function () { search(""); input.focus(); }, 0); });
-  if (toggle) toggle.addEventListener("change", function () { if (toggle.checked) { input.focus(); } });
+  // On a phone the open search covers the screen: the page under it is held still (the theme's scroll lock), so its
+  // opening circle does not widen the page and the page does not scroll under the results.
+  var phone = window.matchMedia("(max-width: 59.984375em)");
+  var heldAt = null;
+  function lock(on) {
+    if (on && phone.matches && heldAt === null) {
+      heldAt = window.scrollY;
+      document.body.style.top = -heldAt + "px";
+      document.body.setAttribute("data-md-scrolllock", "");
+    } else if (!on && heldAt !== null) {
+      document.body.removeAttribute("data-md-scrolllock");
+      document.body.style.top = "";
+      window.scrollTo(0, heldAt);
+      heldAt = null;
+    }
+  }
+  if (toggle) toggle.addEventListener("change", function () { lock(toggle.checked); if (toggle.checked) { input.focus(); } });
 
   document.addEventListener("keydown", function (e) {
     var typing = e.target && (e.target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName));
