@@ -268,15 +268,20 @@ class Matcher:
         # into RE2), and the line is decoded only for a hit that needs its text and values.
         ascii_line, decoded = line.isascii(), None
         seen = self._seen
+
+        def partial(pi: int) -> list[Hit]:  # a pattern the line does not match whole: its partial hit, at the line's real end
+            nonlocal decoded
+            if limit is not None or not self.tables.partials[pi]:
+                return []
+            decoded = decoded or self._decode(line, limit)
+            hit = self._partial(pi, decoded[0], line_no, col)
+            return [] if hit is None else [hit]
+
         for pi in candidates:
             name_bytes, full = self._encoded(pi)
             if full and not any(x in line for x in full):
                 # the line holds the start of a literal, or only the text a cut-off line is recognised by
-                if limit is None and self.tables.partials[pi]:
-                    decoded = decoded or self._decode(line, limit)
-                    hit = self._partial(pi, decoded[0], line_no, col)
-                    if hit is not None:
-                        yield hit
+                yield from partial(pi)
                 continue
             compiled = self._compiled(pi)
             if not compiled:
@@ -284,11 +289,7 @@ class Matcher:
             if ascii_line:
                 span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
                 if span[0] < 0 or (limit is not None and span[0] >= limit):
-                    if limit is None and self.tables.partials[pi]:
-                        decoded = decoded or self._decode(line, limit)
-                        hit = self._partial(pi, decoded[0], line_no, col)
-                        if hit is not None:
-                            yield hit
+                    yield from partial(pi)
                     continue
                 if not self._evident(pi, line, span, specificity=None):
                     continue
@@ -301,10 +302,7 @@ class Matcher:
             text, limit_chars = decoded
             m = compiled.search(text)
             if m is None or (limit_chars is not None and m.start() >= limit_chars):
-                if limit is None and self.tables.partials[pi]:
-                    hit = self._partial(pi, text, line_no, col)
-                    if hit is not None:
-                        yield hit
+                yield from partial(pi)
                 continue
             s, e = m.span()
             if not ascii_line and not self._evident(pi, text, (s, e), specificity=None):
