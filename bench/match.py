@@ -99,7 +99,7 @@ def synthetic_pattern(i: int, r: random.Random) -> tuple[str, str, str, str | No
 
 def build_index(count: int, seed: int = 7) -> tuple[dict, list[tuple[str, str | None]]]:
     """A match.json document built by generator.api.export's own match_entry, and each pattern's example."""
-    from generator.api.export import Links, match_entry
+    from generator.api.export import Links, match_entry, record_document
     from generator.records.model import Record
 
     r = random.Random(seed)
@@ -116,7 +116,7 @@ def build_index(count: int, seed: int = 7) -> tuple[dict, list[tuple[str, str | 
         if exc is None:
             del data["error"]["exception_class"]
         record = Record.model_validate(data)
-        entries.append(match_entry(record, {}, links))
+        entries.append(match_entry(record, {}, links, record_document(record, {}, links)["card"]))
         examples.append((example, exc))
     from generator.match.rules import match_document
 

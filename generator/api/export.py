@@ -122,13 +122,13 @@ def title(record: Record) -> str:
     return page_title(record, "en")
 
 
-def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str, Any]:
+def match_entry(record: Record, names: dict[str, str], links: Links, card: dict[str, Any]) -> dict[str, Any]:
     """One pattern of `match.json`: enough to match a log line offline and link to the answer.
 
     Besides the pattern as written, it carries its analysis (generator.match.rules.pattern_analysis): the pattern
     for JavaScript's `new RegExp(js_source, js_flags)` (same meaning), `literals` (every match contains one of
     them; lower-cased when js_flags has `i`) for a prefilter, and `specificity`, `anchored` and `exception_name`
-    for ranking; and its answer card (`card`), which the paste page shows.
+    for ranking; and its answer card (`card`, the one of its `record_document`), which the paste page shows.
     """
     from ..match.rules import pattern_analysis
 
@@ -147,8 +147,7 @@ def match_entry(record: Record, names: dict[str, str], links: Links) -> dict[str
         entry["exception_class"] = record.error.exception_class
     if record.superseded_by is not None:
         entry["superseded_by"] = names[record.superseded_by]
-    entry["card"] = record_card({"record": record.model_dump(mode="json", exclude_none=True), "best_fix": best_fix_document(record)},
-                                entry["title"], entry["title_zh"])
+    entry["card"] = card
     return entry
 
 
@@ -214,7 +213,7 @@ def api_files(records: list[Record], *, base: str = "/", extra: dict[str, bytes]
         for name in _names(record):
             files[_record_path(name)] = body  # an alias serves the very same bytes
     files[api_path("index")] = encode_json({"count": len(records), "errors": [index_entry(r, names, links) for r in records]})
-    files[api_path("match")] = encode_json(match_document([match_entry(r, names, links) for r in records]))
+    files[api_path("match")] = encode_json(match_document([match_entry(r, names, links, docs[r.id]["card"]) for r in records]))
     files[api_path("stats")] = encode_json(stats_document(records), pretty=True)
     files[api_path("schema")] = schema_text().encode("utf-8")
     files[api_path("ndjson")] = b"".join(lines)

@@ -186,11 +186,8 @@ def _record_extras(k: Knowledge, cid: str) -> dict[str, Any]:
         extras["raise_site"] = {key: source[key] for key in ("repo", "path", "line", "commit") if key in source}
         if "source" in doc["links"]:
             extras["raise_site"]["permalink"] = doc["links"]["source"]
-    best = doc.get("best_fix")
-    if isinstance(best, dict):  # the solution to try first (by counted reports), as the record's page shows it
-        i = int(best["fix"].rsplit("/", 1)[1])
-        extras["fix"] = {"text": record["solutions"][i], **({"text_zh": record["solutions_zh"][i]} if record.get("solutions_zh") else {}),
-                         **{key: best[key] for key in ("worked", "failed", "partial", "reports", "commands") if key in best}}
+    if "fix" in doc["card"]:  # the solution to try first (by counted reports), as its answer card shows it
+        extras["fix"] = doc["card"]["fix"]
     if record.get("versions"):
         extras["versions"] = [{k2: v for k2, v in ver.items() if not k2.startswith("behavior_change")} for ver in record["versions"]][:10]
     return extras
