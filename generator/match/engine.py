@@ -26,7 +26,7 @@ import re2
 from .. import forked
 from .logline import json_groups as _json_groups
 from .hits import Hit, Result, without_requoted_repeats, without_shadowed_partials
-from .rules import REQUOTE_BYTES, RULES, evidence, generic, partial_at, requote
+from .rules import REQUOTE_BYTES, RULES, evidence, partial_at, requote
 from .prefilter import Tables, compile_tables, find_all as _find_all, prefilter
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -86,7 +86,6 @@ class Matcher:
         self.patterns = patterns
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
         self.evidence_from = evidence_from
-        self._generic: dict[int, bool] = {}
         self._seen: dict[int, bool] | None = None  # set by scan
         t = tables if tables is not None else compile_tables(patterns, self.rules["partial_min_chars"])
         # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
@@ -324,10 +323,6 @@ class Matcher:
             return True
         text = line.decode("ascii") if isinstance(line, bytes) else line
         p = self.patterns[pi]
-        if pi not in self._generic:
-            self._generic[pi] = generic(p.message)
-        if self._generic[pi]:
-            return False
         fixed = self.specificity[pi] if specificity is None else specificity
         return evidence(text, span, p.message, p.exception_class, fixed, self.rules) is None
 

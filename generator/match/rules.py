@@ -26,6 +26,7 @@ the line (the pattern's fixed characters, or the template's that the line holds 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -157,8 +158,10 @@ def words(text: str) -> str:
     return _LETTERS.sub(" ", text.lower()).strip()
 
 
+@functools.lru_cache(maxsize=65536)
 def generic(template: str) -> bool:
-    """Whether a template's fixed text is no more than a part of a message the Python runtime raises itself."""
+    """Whether a template's fixed text is no more than a part of a message the Python runtime raises itself (once
+    per template: a log repeats a catalog entry's message many times)."""
     fixed = words(" ".join(template.split("{}")))
     return not fixed or any(f" {fixed} " in f" {g} " for g in GENERIC_MESSAGES)
 

@@ -270,14 +270,17 @@ function partialAt(text, run) {
 var CLASS_CHARS = 200; // generator/match/rules.CLASS_CHARS
 var CLASS_BEFORE = /([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Warning|Interrupt|Exit))\s*:\s*$/;
 function words(text) { return text.toLowerCase().replace(/[^a-z]+/g, " ").trim(); }
+var genericSeen = new Map(); // template -> generic(template), once per template
 function generic(template) {
+  if (genericSeen.has(template)) return genericSeen.get(template);
   var fixed = words(String(template).split("{}").join(" "));
-  return !fixed || rules.generic.some(function (g) { return (" " + g + " ").indexOf(" " + fixed + " ") >= 0; });
+  var out = !fixed || rules.generic.some(function (g) { return (" " + g + " ").indexOf(" " + fixed + " ") >= 0; });
+  genericSeen.set(template, out);
+  return out;
 }
 // Whether a catalog entry's hit is borne out by its line (generator/match/engine.Matcher._evident).
 function evident(p, text, span, fixed) {
-  if (p.generic === undefined) p.generic = generic(p.message);
-  return !p.generic && evidence(text, span, p.message, p.exc, fixed) === null;
+  return evidence(text, span, p.message, p.exc, fixed) === null;
 }
 function shortName(exc) { return exc ? exc.split(".").pop().split(":").pop() : ""; }
 // How much of a template's fixed text `text` holds from `start` on, in order (generator/match/rules.template_held).
