@@ -330,7 +330,10 @@ def load_catalog(folder: Path) -> Catalog:
         return _load_catalog(folder)
 
 
-def _load_catalog(folder: Path) -> Catalog:
+def catalog_projects(folder: Path) -> Catalog:
+    """The catalog in `folder` without its entries: each project (a `<project>.jsonl` there) with its releases
+    (releases.json), package, repository and source address (projects.yaml), and the links (links.json). What a
+    check that reads a few entries itself needs; unreadable parts become `problems`."""
     catalog = Catalog()
     folder = Path(folder)
     if not folder.is_dir():
@@ -372,6 +375,14 @@ def _load_catalog(folder: Path) -> Catalog:
         url = settings.get("source_url")
         if isinstance(url, str) and url.startswith("https://") and "{path}" in url:
             project.source_url = url
+        catalog.projects[slug] = project
+    return catalog
+
+
+def _load_catalog(folder: Path) -> Catalog:
+    catalog = catalog_projects(folder)
+    for slug, project in list(catalog.projects.items()):
+        path = Path(folder) / f"{slug}.jsonl"
         rows = list(_read_jsonl(path, catalog))
         if not project.releases:  # no releases.json for it: order the versions the entries name
             seen = {v for _, d in rows if isinstance(d, dict) for s in d.get("sites") or [] if isinstance(s, dict)
@@ -385,5 +396,4 @@ def _load_catalog(folder: Path) -> Catalog:
             if entry is not None:
                 project.entries.append(entry)
         project.entries.sort(key=lambda e: e.id)
-        catalog.projects[slug] = project
     return catalog

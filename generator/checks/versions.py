@@ -2,9 +2,9 @@
 in their notes) must agree with the releases the catalog's entries for the record's message are raised in.
 
 A record's messages in the catalog are the entries data/catalog/links.json ties to it. A version is read as
-"<project> <release>" ("vLLM 0.8.5", "TGI 2.0.1"); the project is the catalog's when its name is the project's
-slug, package or repository name (letters and digits compared, case aside), and the release is checked only when
-the catalog harvested it (a leading "v" either way). Then:
+"<project> <release>" ("vLLM 0.8.5", "TGI 2.0.1"); the project is the catalog's when the catalog reader knows the
+name (generator.catalog.reader.Catalog.project: its slug, package or repository), and the release is checked only
+when the catalog harvested it (Project.release_index: a leading "v" either way). Then:
   - VER001: the record says the release raises the message (`status: active`), and none of its entries is raised
     there;
   - VER002: the record says the release no longer raises it (`status: fixed`, or "removed in X" / "no longer
@@ -28,31 +28,6 @@ _REMOVED = re.compile(r"\b(?:removed|dropped|no longer raised|gone)\s+(?:in|sinc
 _ID = re.compile(r'"id":"([^"\\]+)"')
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-def _projects(folder: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """(a project's names -> its slug, slug -> its releases oldest first), from projects.yaml and releases.json."""
-    import yaml
-
-    try:
-        config = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8")) or {}
-        releases = json.loads((folder / "releases.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, yaml.YAMLError):
-        return {}, {}
-    projects = config.get("projects") if isinstance(config, dict) and isinstance(config.get("projects"), dict) else {}
-    names: dict[str, str] = {}
-    for slug, info in projects.items():
-        info = info if isinstance(info, dict) else {}
-        for name in (slug, info.get("package"), str(info.get("repo") or "").rsplit("/", 1)[-1]):
-            if isinstance(name, str) and name:
-                names.setdefault(_key(name), slug)
-    order = {slug: [r["version"] for r in rows if isinstance(r, dict) and isinstance(r.get("version"), str)]
-             for slug, rows in (releases.items() if isinstance(releases, dict) else ()) if isinstance(rows, list)}
-    return names, order
-
-
 def _entries(folder: Path, wanted: set[str]) -> dict[str, dict[str, Any]]:
     """The catalog entries with these ids (each project file read once; only their lines parsed)."""
     found: dict[str, dict[str, Any]] = {}
@@ -72,46 +47,53 @@ def _entries(folder: Path, wanted: set[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _raised(entries: list[dict[str, Any]], order: list[str], release: str) -> list[str] | None:
-    """The ids of `entries` raised in `release` ([] when none is), or None when the catalog did not harvest it."""
-    other = release[1:] if release[:1] in "vV" else "v" + release
-    name = release if release in order else other if other in order else None
-    if name is None:
+def _project(catalog: Any, name: Any) -> Any:
+    """The catalog's project of that name (slug, package or repository, as catalog.reader.Catalog.project reads
+    it), or None."""
+    from ..catalog.reader import CatalogQueryError
+
+    try:
+        return catalog.project(name)
+    except CatalogQueryError:
         return None
-    at = order.index(name)
-    out = []
-    for e in entries:
-        for a, b in e.get("releases") or []:
-            if a in order and b in order and order.index(a) <= at <= order.index(b):
-                out.append(e["id"])
-                break
-    return out
 
 
-def _misses_pinned(data: dict[str, Any], mine: list[dict[str, Any]], names: dict[str, str], order: dict[str, list[str]]) -> set[str]:
+def _raised(entries: list[dict[str, Any]], project: Any, release: str) -> list[str] | None:
+    """The ids of `entries` raised in `release` ([] when none is), or None when the catalog did not harvest it."""
+    from ..catalog.reader import CatalogQueryError
+
+    try:
+        at = project.release_index(release)
+    except CatalogQueryError:
+        return None
+    order = {v: i for i, v in enumerate(project.releases)}
+    return [e["id"] for e in entries
+            if any(a in order and b in order and order[a] <= at <= order[b] for a, b in e.get("releases") or [])]
+
+
+def _misses_pinned(data: dict[str, Any], mine: list[dict[str, Any]], catalog: Any) -> set[str]:
     """The projects whose catalog lacks the record's message in the release its snippet is verified at."""
     source = data.get("source") if isinstance(data.get("source"), dict) else {}
     release = source.get("release") if isinstance(source.get("release"), dict) else {}
     version, package = release.get("version"), release.get("package")
-    slug = names.get(_key(package)) if isinstance(package, str) else None
-    if slug is None or not isinstance(version, str):
+    project = _project(catalog, package) if isinstance(package, str) else None
+    if project is None or not isinstance(version, str):
         return set()
-    ours = [e for e in mine if e["id"].split("/", 1)[0] == slug]
-    return {slug} if ours and _raised(ours, order.get(slug, []), version) == [] else set()
+    ours = [e for e in mine if e["id"].split("/", 1)[0] == project.slug]
+    return {project.slug} if ours and _raised(ours, project, version) == [] else set()
 
 
 def version_findings(raws: list[Any], folder: Path) -> list[Finding]:
     """VER001 and VER002 for the records in `raws` against the catalog in `folder` (none without links.json)."""
-    from ..catalog.reader import read_links
+    from ..catalog.reader import catalog_projects
 
-    links = read_links(folder)
-    if not links:
+    catalog = catalog_projects(folder)
+    if not catalog.links:
         return []
     by_record: dict[str, list[str]] = {}
-    for eid, records in links.items():
+    for eid, records in catalog.links.items():
         for rid in records:
             by_record.setdefault(rid, []).append(eid)
-    names, order = _projects(folder)
     entries = _entries(folder, {e for ids in by_record.values() for e in ids})
     findings = []
     for raw in raws:
@@ -119,16 +101,17 @@ def version_findings(raws: list[Any], folder: Path) -> list[Finding]:
         if not isinstance(rid, str) or not isinstance(versions, list) or rid not in by_record:
             continue
         mine = [entries[e] for e in sorted(by_record[rid]) if e in entries]
-        missed = _misses_pinned(raw.data, mine, names, order)
+        missed = _misses_pinned(raw.data, mine, catalog)
         for i, v in enumerate(versions):
             if not isinstance(v, dict) or not isinstance(v.get("version"), str):
                 continue
             m = _VERSION.match(v["version"].strip())
-            slug = names.get(_key(m.group(1))) if m else None
-            ours = [e for e in mine if e["id"].split("/", 1)[0] == slug]
-            if not m or not ours:
+            project = _project(catalog, m.group(1)) if m else None
+            ours = [e for e in mine if project is not None and e["id"].split("/", 1)[0] == project.slug]
+            if not ours:
                 continue
-            raised = _raised(ours, order.get(slug, []), m.group(2))
+            slug = project.slug
+            raised = _raised(ours, project, m.group(2))
             where = f"/versions/{i}/version"
             if raised == [] and v.get("status") == "active" and slug not in missed:
                 findings.append(make("VER001", raw.path, where, f"the record says {v['version']} raises it, but none of its "
@@ -140,7 +123,7 @@ def version_findings(raws: list[Any], folder: Path) -> list[Finding]:
             for key in ("behavior_change", "behavior_change_zh"):
                 note = v.get(key) if isinstance(v.get(key), str) else ""
                 for claim in _REMOVED.finditer(note):
-                    gone = _raised(ours, order.get(slug, []), claim.group(1))
+                    gone = _raised(ours, project, claim.group(1))
                     if gone:
                         at = f"/versions/{i}/{key}"
                         findings.append(make("VER002", raw.path, at, f"the notes say it was removed in {claim.group(1)}, but the "
