@@ -93,3 +93,20 @@ def test_a_path_that_does_not_exist_is_a_usage_error_not_a_traceback(tmp_path, c
         assert main(["validate", str(tmp_path / missing)]) == 2
         captured = capsys.readouterr()
         assert "no such file or folder" in captured.err and "YML001" not in captured.out + captured.err
+
+
+def test_one_record_of_a_dataset_is_checked_across_the_whole_dataset(tmp_path, capsys) -> None:
+    import shutil
+
+    root = tmp_path / "errors"
+    shutil.copytree(FIXTURES / "dataset", root)
+    one = root / "demo" / "request-timeout.yaml"
+    # its references name other records of the dataset: they resolve (no XRC002), as they do for the whole folder
+    assert main(["validate", str(one), "--root", str(root)]) == 0
+    assert "0 errors" in capsys.readouterr().out
+    # a new record that takes an id another record already has is refused even when checked alone
+    twin = root / "demo" / "twin.yaml"
+    twin.write_text(one.read_text(encoding="utf-8").replace("id: demo/request-timeout", "id: demo/twin").replace("- demo-timeout-legacy", "- demo/kv-cache-out-of-memory"), encoding="utf-8")
+    assert main(["validate", str(twin), "--root", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "XRC001" in out and "twin.yaml" in out and "request-timeout.yaml:" not in out  # findings of the file asked about only

@@ -36,6 +36,25 @@ class Checked:
 PARALLEL_FROM = 1000
 
 
+def _rest_of_dataset(paths: list[Path] | None, root: Path | None, files: list[Path]) -> list[RawRecord]:
+    """The records of the dataset under `root` that `paths` leave out, when every path lies inside it: a record
+    checked on its own still has its references, id and examples checked against the others. Loaded, not checked."""
+    base = Path(root or DATA_ROOT).resolve()
+    if not paths or not base.is_dir() or not all(_inside(Path(p), base) for p in paths):
+        return []
+    chosen = {Path(f).resolve() for f in files}
+    rest = [f for f in find_record_files([base], base)[0] if Path(f).resolve() not in chosen]
+    return load_files(rest, base)[0] if rest else []
+
+
+def _inside(path: Path, base: Path) -> bool:
+    try:
+        path.resolve().relative_to(base)
+        return True
+    except ValueError:
+        return False
+
+
 def _load_and_check_each(files: list[Path], root: Path | None, keep_text: bool = True) -> tuple[list[RawRecord], list[Finding]]:
     raws, findings = load_files(files, root)
     findings += check_each(raws)
@@ -62,7 +81,12 @@ def check(paths: list[Path] | None = None, root: Path | None = None, strict: boo
     else:
         raws, findings = _load_and_check_each(files, root)
     raws.sort(key=lambda raw: raw.path)  # one order whichever way they were loaded: cross-record findings depend on it
-    findings += link_findings + check_across(raws)
+    others = _rest_of_dataset(paths, root, files)
+    if others:  # some records of a dataset: checked across all of it, findings kept for those asked about
+        asked = {raw.path for raw in raws}
+        findings += link_findings + [f for f in check_across(sorted(raws + others, key=lambda raw: raw.path)) if f.path in asked]
+    else:
+        findings += link_findings + check_across(raws)
     result = Checked(raws, sorted(findings), strict)
     if models and not result.failed:
         result.records = sorted((Record.model_validate(raw.data) for raw in raws), key=lambda r: r.id)
