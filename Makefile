@@ -52,6 +52,7 @@ PROJECTS ?=
 harvest: setup
 	test -d "$(TGI_GIT)" || git clone --quiet --bare https://github.com/huggingface/text-generation-inference "$(TGI_GIT)"
 	nice -n 10 $(BIN)/errdex harvest $(PROJECTS) --git "huggingface/text-generation-inference=$(TGI_GIT)"
+	nice -n 10 $(BIN)/errdex symbols $(PROJECTS)
 	$(BIN)/errdex stats --links data/catalog/links.json
 
 clean:

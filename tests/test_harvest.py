@@ -530,3 +530,29 @@ def test_stats_and_links(workspace, capsys) -> None:
     assert links == {"demo/port": [entry_id("demo", "Port {} is already in use by another server")]}
     row = next(r for r in project_stats([record], catalogs, projects, read_releases(ws.catalog), links) if r.project == "demo")
     assert (row.records, row.linked_user, row.share) == (1, 1, 1 / row.user)
+
+
+def _symbols(ws, *extra: str) -> int:
+    return main(["symbols", *extra, "--cache", str(ws.cache), "--config", str(ws.config), "--out", str(ws.catalog), "--jobs", "1"])
+
+
+def test_symbols_index_the_python_projects_releases_and_continue_with_new_ones(workspace, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws) == 0, capsys.readouterr()
+    assert _symbols(ws, "demo", "--releases", "1.0", "1.1", "1.2") == 0, capsys.readouterr()
+    path = ws.catalog / "symbols" / "demo.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0] == {"format": 1, "packages": ["demo"], "pip": "demo-engine", "project": "demo", "releases": ["1.0", "1.1", "1.2"]}
+    modules = {line["module"]: line for line in lines[1:]}
+    assert "demo.tests.test_x" not in modules and "demo.vendored.lib" not in modules  # skipped as the catalog skips them
+    assert modules["demo.legacy"]["in"] == "0-1" and modules["demo.worker.worker"]["in"] == "2"
+    assert modules["demo.config"]["functions"] == {"parse": {"in": "", "params": {"k": ""}}}
+    # --new adds the releases projects.yaml lists after the index's last: the same index as one built at once
+    assert _symbols(ws, "demo", "--new") == 0, capsys.readouterr()
+    continued = path.read_bytes()
+    assert _symbols(ws, "demo") == 0
+    assert path.read_bytes() == continued
+    assert json.loads(continued.decode().split("\n", 1)[0])["releases"] == ["1.0", "1.1", "1.2", "1.3"]
+    assert _symbols(ws, "demo", "--new") == 0 and "the index has every release" in capsys.readouterr().out
+    assert _symbols(ws, "demo", "--new", "--releases", "1.0") == 2
+    assert not (ws.catalog / "symbols" / "native.jsonl").exists()  # no Python: no index

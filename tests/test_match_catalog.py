@@ -127,3 +127,25 @@ def test_help_lists_what_people_look_up_first(capsys):
 
     commands = re.findall(r"^    ([a-z][a-z-]+)(?:\s|$)", capsys.readouterr().out, flags=re.M)
     assert commands[:2] == ["match", "mcp"] and commands.index("validate") < commands.index("harvest")
+
+
+def _run_log(capsys, tmp_path, text: str, *args: str) -> tuple[int, str]:
+    log = tmp_path / "drift.log"
+    log.write_text(text, encoding="utf-8")
+    code = main(["match", str(log), "--data", str(DATASET), *args])
+    return code, capsys.readouterr().out
+
+
+def test_version_drift_is_answered_first_in_text_and_json(capsys, tmp_path):
+    log = "ImportError: cannot import name 'Scheduler' from 'servekit' (/venv/lib/python3.11/site-packages/servekit/__init__.py)\n"
+    code, out = _run_log(capsys, tmp_path, log, "--version", "demo==0.1.0")
+    assert code == 0  # no record or catalog entry: the drift answer is an answer
+    assert out.startswith("version drift (line 1, import):\n   demo: servekit.Scheduler\n")
+    assert "was added in servekit 0.2.0" in out and "Your servekit 0.1.0 does not have it." in out
+    assert "   copy: pip install 'servekit>=0.2.0'\n" in out
+    code, out = _run_log(capsys, tmp_path, log, "--format", "json")
+    (drift,) = json.loads(out)["drift"]
+    assert drift["line"] == 1 and drift["candidates"][0]["install"] == "pip install 'servekit>=0.2.0'"
+    # --no-catalog leaves the catalog's symbol index out too
+    code, out = _run_log(capsys, tmp_path, log, "--no-catalog")
+    assert code == 1 and "version drift" not in out

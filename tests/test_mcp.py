@@ -228,6 +228,18 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     assert only["id"] == KV and only["column"] == 3026 and [c["id"] for c in only["catalog"]] == [KV_ENTRY]
 
 
+def test_match_log_answers_version_drift_from_the_symbol_index(server: Server) -> None:
+    got = server.ok("match_log", text="TypeError: KVCache.allocate() got an unexpected keyword argument 'priority'\n")
+    (drift,) = got["drift"]
+    (answer,) = drift["candidates"]
+    assert drift["shape"] == "kwarg" and answer["symbol"] == "servekit.cache.KVCache.allocate(priority=...)"
+    assert answer["verdict"] == "added" and answer["install"] == "pip install 'servekit>=0.2.0'"
+    assert answer["has"] == [{"from": "0.2.0", "to": "0.3.0"}] and "0.1.0, the release searched before it, lacks it" in answer["text"]["en"]
+    old = server.ok("match_log", text="ImportError: cannot import name 'Scheduler' from 'servekit'\n", versions={"demo": "0.1.0"})
+    assert old["drift"][0]["candidates"][0]["installed"] == {"release": "0.1.0", "has": False}
+    assert server.ok("match_log", text="nothing to see here\n")["drift"] == []
+
+
 def test_concurrent_calls_get_their_own_answers(server: Server) -> None:
     logs = [("noise\n" * n) + f"RuntimeError: Scheduler queue is full ({n} waiting)\n" for n in range(1, 9)]
 

@@ -55,6 +55,7 @@ def data_files(records: Path, catalog: Path) -> list[tuple[str, Path]]:
     if catalog.is_dir():
         out += [(f"catalog/{p.name}", p) for p in sorted(catalog.glob("*.jsonl")) if p.is_file()]
         out += [(f"catalog/{name}", catalog / name) for name in CATALOG_FILES if (catalog / name).is_file()]
+        out += [(f"catalog/symbols/{p.name}", p) for p in sorted((catalog / "symbols").glob("*.jsonl")) if p.is_file()]
     return out
 
 

@@ -191,3 +191,13 @@ def _record_extras(k: Knowledge, cid: str) -> dict[str, Any]:
     if record.get("versions"):
         extras["versions"] = [{k2: v for k2, v in ver.items() if not k2.startswith("behavior_change")} for ver in record["versions"]][:10]
     return extras
+
+
+def drift_items(k: Knowledge, text: str, wanted: dict[str, str]) -> list[dict[str, Any]]:
+    """The version-drift answers of a log (generator.bundle.drift): for each line where Python says a name is
+    missing, the releases that have it and the command that installs one; none without a symbol index."""
+    from .drift import drift_answers
+
+    if k.symbols is None:
+        return []
+    return drift_answers(text, k.symbols, wanted)  # the indexes are read only when a line has a drift shape

@@ -4,6 +4,7 @@ Hyperscan database compiled, everything written as the bundle's sections."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 from typing import IO, Any
 
@@ -80,4 +81,8 @@ def make(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO
     catalog = load_catalog(Path(catalog_dir))
     sections, summary = compile_sections(result.records, catalog, settings.get("site_url"))
     summary["repo_url"] = settings.get("repo_url")
+    summary["symbols"] = []
+    for path in sorted((Path(catalog_dir) / "symbols").glob("*.jsonl")):  # the symbol index, for drift answers
+        sections[f"symbols/{path.stem}"] = zlib.compress(path.read_bytes(), 6)
+        summary["symbols"].append(path.stem)
     return encode(sections, summary, digest)

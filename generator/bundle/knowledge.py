@@ -78,6 +78,7 @@ class Knowledge:
     matcher: Matcher | None = None  # patterns 0 .. record_patterns-1 are the records', the rest the catalog's
     record_patterns: int = 0
     site_index: Callable[[str], list[list[Any]]] | None = None  # "<file name>:<line>" -> raise sites (a bundle's)
+    symbols: Callable[[], dict[str, Any]] | None = None  # the symbol indexes by project, for drift answers
     lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:

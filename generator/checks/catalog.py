@@ -219,6 +219,9 @@ def check_catalog(folder: Path) -> list[Finding]:
     for path in files:
         order = (releases or {}).get(_slug(path))
         findings.extend(cached_findings("catalog-lines", path, json.dumps(order), lambda p=path, o=order: _check_lines(p, o)))
+    from .catalogsymbols import check_symbols  # the symbol index beside the catalog (data/catalog/symbols)
+
+    findings += check_symbols(folder, releases, configured)
     return findings
 
 

@@ -2,7 +2,8 @@
 
 `schema/catalog.schema.json` (a line of `<project>.jsonl`), `schema/catalog-releases.schema.json`
 (releases.json), `schema/catalog-projects.schema.json` (projects.yaml, the harvest configuration) and
-`schema/catalog-links.schema.json` (links.json) are this module's output, committed for editors and other tools;
+`schema/catalog-links.schema.json` (links.json) and `schema/catalog-symbols.schema.json` (a line of the symbol index,
+data/catalog/symbols/<project>.jsonl) are this module's output, committed for editors and other tools;
 `write_schemas()` refreshes them and a test fails when one is stale.
 
 Catalog text is upstream text: a release name, a path or a function name reaches pages, URLs and file names. So
@@ -117,6 +118,16 @@ def projects_schema() -> dict[str, Any]:
         "include": _list(GLOB), "skip": _list(GLOB), "user": _list(GLOB), "releases": _list(VERSION, uniqueItems=True),
         "c_calls": {"type": "object", "propertyNames": {"pattern": rf"^{_IDENT}$", "maxLength": 100}, "additionalProperties": call},
         "pip_platforms": platforms, "pip_python": python,
+        "symbols": _object({
+            "registries": {"type": "object", "propertyNames": {"pattern": r"^[a-z][a-z0-9_]{0,40}$"},
+                           "additionalProperties": _list(_object({"path": GLOB, "variable": {"type": "string", "maxLength": 100, "pattern": r"^[A-Za-z0-9_*?]+$"}},
+                                                                 ["path", "variable"]), minItems=1)},
+            "flag_classes": _list({"type": "string", "maxLength": 400, "pattern": rf"^{_IDENT}(?:\.{_IDENT})+$"}),
+            "skip": _list(GLOB),
+        }, [], description="what the symbol index (data/catalog/symbols) keeps besides modules, classes and functions: registries users "
+                           "hit by key (string keys of top-level dict literals: variable globs in files matching path globs) and the classes "
+                           "whose fields are command-line flags (a project with any has its flags indexed), and files the index leaves out "
+                           "(placeholder modules, beside the catalog's own skip)"),
     }, ["repo", "source", "languages", "releases"], **{"if": {"properties": {"source": {"const": "pypi"}}}, "then": {"required": ["package"]}})
     return _document("catalog-projects.schema.json", "errdex catalog projects",
                      "data/catalog/projects.yaml: the harvest configuration, per project where its releases come from and which files are read.",
@@ -130,8 +141,39 @@ def links_schema() -> dict[str, Any]:
                      {"type": "object", "propertyNames": RECORD_ID, "additionalProperties": _list(ENTRY_ID, uniqueItems=True)})
 
 
+def symbols_schema() -> dict[str, Any]:
+    ident = rf"^[A-Za-z_][A-Za-z0-9_]{{0,199}}$"
+    dotted = rf"^[A-Za-z_][A-Za-z0-9_]{{0,199}}(?:\.[A-Za-z_][A-Za-z0-9_]{{0,199}}){{0,31}}$"
+    ranges = {"$ref": "#/$defs/ranges"}
+
+    def named(pattern: str, value: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "propertyNames": {"pattern": pattern, "maxLength": 6500}, "additionalProperties": value}
+
+    params = named(r"^(?:\*\*|\*?[A-Za-z_][A-Za-z0-9_]{0,199})$", ranges)
+    function = _object({"in": ranges, "params": params}, ["in"])
+    klass = _object({"in": ranges, "attrs": named(ident, ranges), "bases": named(dotted, ranges),
+                     "methods": named(ident, {"$ref": "#/$defs/function"})}, ["in"])
+    header = _object({"format": {"const": 1}, "packages": _list({"type": "string", "pattern": ident}, minItems=1, maxItems=20),
+                      "pip": PACKAGE, "project": SLUG, "releases": _list(VERSION, minItems=1, maxItems=2000, uniqueItems=True)},
+                     ["format", "packages", "pip", "project", "releases"])
+    module = _object({"module": {"type": "string", "maxLength": 6500, "pattern": dotted}, "in": ranges, "names": named(ident, ranges),
+                      "star": named(dotted, ranges), "classes": named(ident, {"$ref": "#/$defs/class"}),
+                      "functions": named(ident, {"$ref": "#/$defs/function"})}, ["module", "in"])
+    registry = _object({"registry": {"type": "string", "pattern": r"^[a-z][a-z0-9_]{0,40}$"},
+                        "keys": named(r"^(?:--)?[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,199}$", ranges)}, ["registry", "keys"])
+    return _document("catalog-symbols.schema.json", "errdex symbol index line",
+                     "One line of data/catalog/symbols/<project>.jsonl (`errdex symbols`): the header (first), a module with the names "
+                     "it defines, or a registry's keys. A ranges string holds runs of indexes into the header's releases "
+                     "(\"0-35,40\"); \"\" means the releases of the enclosing name.",
+                     {"$defs": {"ranges": {"type": "string", "maxLength": 4000,
+                                           "pattern": r"^(?:[0-9]{1,4}(?:-[0-9]{1,4})?(?:,[0-9]{1,4}(?:-[0-9]{1,4})?)*)?$"},
+                                "function": function, "class": klass},
+                      "oneOf": [header, module, registry]})
+
+
 SCHEMAS = {"catalog.schema.json": entry_schema, "catalog-releases.schema.json": releases_schema,
-           "catalog-projects.schema.json": projects_schema, "catalog-links.schema.json": links_schema}
+           "catalog-projects.schema.json": projects_schema, "catalog-links.schema.json": links_schema,
+           "catalog-symbols.schema.json": symbols_schema}
 
 
 def schema_text(name: str) -> str:

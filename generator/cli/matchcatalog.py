@@ -112,6 +112,22 @@ def _fix_lines(fix: dict[str, Any] | None) -> list[str]:
     return [f"   fix ({said}): {shown(text if len(text) <= 300 else text[:299] + '…')}"]
 
 
+def drift_text(drift: list[dict[str, Any]]) -> str:
+    """Each drift answer: the line, then per candidate the symbol and what the symbol index says of it."""
+    out = []
+    for item in drift:
+        out.append(f"version drift (line {item['line']}, {item['shape']}):")
+        if item.get("note"):
+            out.append(f"   {shown(item['note']['en'])}")
+        for c in item["candidates"]:
+            out.append(f"   {shown(c['project'])}: {shown(c['symbol'])}")
+            out.append(f"   {shown(c['text']['en'])}")
+            if c.get("install"):
+                out.append(f"   copy: {shown(c['install'])}")
+        out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
 def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
     out = []
     for fit in fits:
@@ -146,7 +162,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     """Match `file` ("-": standard input) against the records and the catalog (with `catalog` False, the records
     alone), read from the knowledge bundle; exit status as `errdex match`."""
     from ..bundle.read import open_knowledge
-    from ..bundle.answers import check_versions, match_items
+    from ..bundle.answers import check_versions, drift_items, match_items
     from ..bundle.knowledge import ToolInputError
 
     wanted = parse_versions(versions)
@@ -172,10 +188,11 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
 
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
     fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
+    drift = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog else []
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
-                "traceback": fits, "results": items[:top]}
+                "traceback": fits, "drift": drift, "results": items[:top]}
         out.write(json_text(body))
     else:
-        out.write(format_text(items, top, source, lines, size, fits))
-    return 0 if items else 1
+        out.write(drift_text(drift) + format_text(items, top, source, lines, size, fits))
+    return 0 if items or drift else 1

@@ -20,6 +20,7 @@ from .commands import (
     cmd_schema,
     cmd_serve,
     cmd_stats,
+    cmd_symbols,
     cmd_validate,
     cmd_verify_sources,
 )
@@ -117,6 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_harvest)
+
+    p = sub.add_parser("symbols", help="index the names each release of the Python projects defines (modules, classes, methods, parameters, registries) into data/catalog/symbols, for version-drift answers")
+    p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: every Python project from the package index)")
+    p.add_argument("--cache", type=Path, default=None, help="the download and extraction cache (default: ~/.cache/errdex or $ERRDEX_CACHE)")
+    p.add_argument("--jobs", type=int, default=2, metavar="N", help="processes that read files (default: 2)")
+    p.add_argument("--releases", nargs="+", metavar="VERSION", help="index these releases (default: those listed in projects.yaml); with one PROJECT")
+    p.add_argument("--new", action="store_true", help="add only the releases projects.yaml lists after the index's last (after `errdex harvest --new`)")
+    p.add_argument("--modules", nargs="+", metavar="MODULE", help="keep only these modules (pkg.* for its submodules too): a small index, for test fixtures")
+    p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_symbols)
 
     p = sub.add_parser("stats", help="per project: catalog templates, user-facing ones, curated records and coverage")
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")

@@ -86,3 +86,75 @@ def stats_command(args: argparse.Namespace) -> int:
         sys.stdout.write(format_stats(rows))
         print(f"{len(links)} curated records link to {sum(map(len, links.values()))} catalog entries (an entry's pattern finds the record's examples)")
     return 0
+
+
+def symbols_command(args: argparse.Namespace) -> int:
+    """`errdex symbols`: the symbol index of Python projects (data/catalog/symbols/<project>.jsonl) from their
+    configured releases, fetching into the cache what it lacks. Exit 0, 3 when some release could not be fetched
+    (the index is then not written: it would claim a release lacks every name), 2 for bad arguments."""
+    import time
+
+    from .config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
+    from .fetch import Cache, FetchError, default_cache
+    from .run import fetch_release
+    import json
+
+    from .symbols import build_index, symbols_path, write_index
+
+    config = args.config or CONFIG_PATH
+    try:
+        projects = load_config(config)
+    except (OSError, ConfigError) as exc:
+        sys.stderr.write(f"errdex symbols: {config}: {exc}\n")
+        return 2
+    unknown = [p for p in args.projects if p not in projects]
+    if unknown:
+        sys.stderr.write(f"errdex symbols: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
+        return 2
+    if args.releases and len(args.projects) != 1:
+        sys.stderr.write("errdex symbols: --releases needs exactly one PROJECT\n")
+        return 2
+    if args.releases and args.new:
+        sys.stderr.write("errdex symbols: --new takes the releases projects.yaml lists after the index's last; not with --releases\n")
+        return 2
+    chosen = [s for s in (args.projects or projects) if "python" in projects[s].languages and projects[s].source == "pypi"]
+    cache = Cache(args.cache or default_cache())
+    status = 0
+    for slug in chosen:
+        project = projects[slug]
+        started = time.perf_counter()
+        manifests, failed = {}, []
+        after = None
+        wanted = args.releases or project.releases
+        if args.new:  # continue the index with the releases projects.yaml lists after its last
+            existing = symbols_path(slug, args.out or CATALOG_ROOT)
+            if existing.is_file():
+                after = [json.loads(line) for line in existing.read_text(encoding="utf-8").splitlines() if line.strip()]
+                done = after[0]["releases"]
+                if project.releases[: len(done)] != done:
+                    sys.stderr.write(f"errdex symbols: {slug}: the index's releases are not the first of projects.yaml's; "
+                                     f"run `errdex symbols {slug}` without --new\n")
+                    status = 2
+                    continue
+                wanted = project.releases[len(done):]
+                if not wanted:
+                    print(f"{slug}: the index has every release")
+                    continue
+        for version in wanted:
+            try:
+                manifests[version] = fetch_release(project, version, cache, {})
+            except FetchError as exc:
+                failed.append(f"{version}: {shown(exc)}")
+        if failed:
+            for line in failed:
+                sys.stderr.write(f"errdex symbols: {slug} {line}\n")
+            status = 3
+            continue
+        lines, unreadable = build_index(project, cache, manifests, workers=args.jobs, log=lambda m: print(f"{slug}: {m}"),
+                                        modules=args.modules, after=after)
+        path = write_index(slug, lines, args.out or CATALOG_ROOT)
+        for file, why in sorted(unreadable.items()):
+            print(f"skipped {slug} {shown(file)}: {shown(why)}")
+        print(f"wrote {path}: {len(lines) - 1} lines, {path.stat().st_size} bytes, {len(lines[0]['releases'])} releases, "
+              f"{time.perf_counter() - started:.1f} s")
+    return status

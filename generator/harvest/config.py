@@ -50,6 +50,11 @@ class Project:
     c_calls: dict[str, CCall] = field(default_factory=dict)
     pip_platforms: list[str] = field(default_factory=list)
     pip_python: str = "3.12"
+    # the symbol index: registry name -> [{"path": glob, "variable": glob}] (string keys of dict literals), and
+    # classes (dotted) whose fields are command-line flags (`max_model_len` -> `--max-model-len`)
+    registries: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    flag_classes: list[str] = field(default_factory=list)
+    symbol_skip: list[str] = field(default_factory=list)  # files the symbol index leaves out (placeholders)
 
     def language_of(self, path: str) -> str | None:
         """The language a (stripped) path is parsed as, or None when it is not harvested."""
@@ -120,6 +125,9 @@ def parse_config(doc: Any) -> dict[str, Project]:
             c_calls=calls,
             pip_platforms=list(data.get("pip_platforms", defaults.get("pip_platforms", []))),
             pip_python=str(data.get("pip_python", defaults.get("pip_python", "3.12"))),
+            registries={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("registries") or {}).items()},
+            flag_classes=list((data.get("symbols") or {}).get("flag_classes") or []),
+            symbol_skip=list((data.get("symbols") or {}).get("skip") or []),
         )
         if source == "pypi" and not projects[slug].package:
             raise ConfigError(f"projects.{slug}.package: a PyPI project needs its package name")

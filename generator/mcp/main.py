@@ -49,7 +49,10 @@ def _load(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
         records = from_records(data, site_url)
     if catalog is None:  # data/catalog beside the records (an empty catalog when there is none)
         catalog = (data or default_data()).parent / "catalog"
-    return Knowledge(records, load_catalog(catalog), repo_url or settings.get("repo_url"))
+    from ..catalog.symbols import indexes
+
+    folder = Path(catalog) / "symbols"
+    return Knowledge(records, load_catalog(catalog), repo_url or settings.get("repo_url"), symbols=lambda: indexes(folder))
 
 
 def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: Path | None, repo_url: str | None) -> int:

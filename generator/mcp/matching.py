@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ..bundle.answers import check_versions, match_items
+from ..bundle.answers import check_versions, drift_items, match_items
 from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
@@ -30,6 +30,7 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
         "bytes": size,
         "found": len(items),
         "results": chunk,
+        "drift": drift_items(k, text, wanted),
         **paging,
         "dataset_version": k.api.dataset_version,
     }

@@ -80,13 +80,16 @@ def build_server(knowledge: Knowledge | Callable[[], Knowledge]) -> MCPServer:
         text: Annotated[str, Field(description=f"the log or traceback, at most {tools.MAX_TEXT_BYTES:,} bytes of UTF-8")],
         versions: Annotated[
             dict[str, str] | None,
-            Field(description="the releases the log comes from, by project: {\"vllm\": \"0.8.5\"}; ranks catalog entries of that release first"),
+            Field(description="the releases the log comes from, by project: {\"vllm\": \"0.8.5\"}; ranks catalog entries of that release first, and says whether it has a missing name"),
         ] = None,
         limit: Limit = tools.DEFAULT_LIMIT,
         cursor: Cursor = None,
     ) -> Result:
         """Find the known errors in a log or traceback: records and catalog entries, best first, each with the
-        matched line and span, the values its placeholders captured, the raise site and the releases."""
+        matched line and span, the values its placeholders captured, the raise site and the releases. `drift`: for
+        lines where Python says a name is missing (cannot import name, no module named, no attribute, unexpected
+        keyword argument, unknown model type or architecture, unrecognized arguments), the releases that have it
+        and a pip command that installs one."""
         return _result(tools.match_log(k(), text, versions, limit, cursor))
 
     @server.tool(annotations=READ_ONLY)

@@ -1,0 +1,236 @@
+"""Drift answers: for a line where Python says the installed release lacks a name (generator/match/drift.py reads
+the shape), the releases that have the name, from the symbol index (generator/catalog/symbols.py), and the
+command that installs one that fits.
+
+An answer never guesses: a name no harvested release has says so, with the releases searched; a class or function
+that several modules or projects define gives one candidate each; a line that does not name its class
+(`__init__() got an unexpected keyword argument`) gets no answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..match.drift import Ask, asks
+from ..catalog.symbols import SymbolIndex, runs
+
+MAX_CANDIDATES = 4
+MAX_ELSEWHERE = 3  # modules named where a name that moved can be imported now
+# site-packages/<package>/ in a traceback's frames: whose code the log ran
+PACKAGE_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,99})[/\\]")
+# a model's remote code (trust_remote_code): the modules transformers writes it to, or the option itself
+REMOTE_CODE = re.compile(r"transformers_modules|trust_remote_code|[/\\]modules[/\\]transformers_modules[/\\]")
+# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row
+VERSION_LINE = r"(?:^|[\s`'\"(])(?:{names})(?:==|`? version:\s*|\s+|-)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info)"
+
+PHRASES = {
+    "none": ("No release of {pip} from {first} to {last} has {what}.",
+             "{pip} 从 {first} 到 {last} 的所有版本都没有 {what}。"),
+    "added": ("{what} was added in {pip} {added} ({before}, the release searched before it, lacks it).",
+              "{what} 在 {pip} {added} 中加入（检索到的前一个版本 {before} 没有它）。"),
+    "oldest": ("{what} is already in {pip} {first} (the oldest release searched).", "{what} 在 {pip} {first}（检索到的最早版本）中已经存在。"),
+    "removed": ("It was removed in {removed}: the last release that has it is {last_has}.",
+                "它在 {removed} 中被移除：最后一个包含它的版本是 {last_has}。"),
+    "kept": ("Every release since has it, to {last} (the newest searched).", "此后的每个版本直到 {last}（检索到的最新版本）都有它。"),
+    "gaps": ("Releases that have it: {spans}.", "包含它的版本：{spans}。"),
+    "install": ("Install a release that has it: {command}", "安装一个包含它的版本：{command}"),
+    "has": ("Your {pip} {release} has it: check that the code runs with that installation (`pip show {pip}` in the same "
+            "environment), and whether the name is asked of another package.",
+            "你的 {pip} {release} 有它：请确认运行代码的正是这个安装（在同一环境中执行 `pip show {pip}`），"
+            "以及这个名字是否是向另一个包要的。"),
+    "lacks": ("Your {pip} {release} does not have it.", "你的 {pip} {release} 没有它。"),
+    "unknown_release": ("Your {pip} {release} is not among the releases searched.", "你的 {pip} {release} 不在检索的版本之中。"),
+    "remote": ("The name is asked for by a model's remote code (trust_remote_code): pin {pip} to the releases that code was "
+               "written for ({command}), or use a revision of the model whose code fits your release.",
+               "这个名字是模型的远程代码（trust_remote_code）要用的：把 {pip} 固定到那段代码所针对的版本（{command}），"
+               "或者换用与你的版本相符的模型修订版。"),
+    "no_model": ("The model needs its own code (trust_remote_code=True) or a library that supports it.",
+                 "这个模型需要它自己的代码（trust_remote_code=True），或者一个支持它的库。"),
+    "candidates": ("{n} definitions fit; each is listed.", "有 {n} 个定义符合，逐一列出。"),
+    "elsewhere": ("In {pip} {last}, {name} is importable from {modules}.", "在 {pip} {last} 中，可以从 {modules} 导入 {name}。"),
+}
+
+
+def say(key: str, **values: Any) -> dict[str, str]:
+    en, zh = PHRASES[key]
+    return {"en": en.format(**values), "zh": zh.format(**values)}
+
+
+@dataclass
+class Target:
+    index: SymbolIndex
+    what: str  # "huggingface_hub.cached_download", "DynamicCache.get_max_length", "model type 'qwen3'"
+    has: int
+    kind: str  # module | name | member | parameter | key
+    elsewhere: list[str] = field(default_factory=list)  # an import: the modules that have the name in the newest release
+
+
+def _project_of(indexes: dict[str, SymbolIndex], dotted: str) -> SymbolIndex | None:
+    head = dotted.split(".")[0]
+    for index in indexes.values():
+        if head in index.packages:
+            return index
+    return None
+
+
+def _ordered(indexes: dict[str, SymbolIndex], hints: set[str]) -> list[SymbolIndex]:
+    """Indexes whose packages the log's frames name first."""
+    return sorted(indexes.values(), key=lambda i: (not (set(i.packages) & hints), i.project))
+
+
+def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[Target]:
+    if ask.shape in ("import", "module") or (ask.shape == "attribute" and ask.module):
+        index = _project_of(indexes, ask.module)
+        if index is None:
+            return []
+        if ask.shape == "module":
+            return [Target(index, ask.module, index.module(ask.module), "module")]
+        has = index.name(ask.module, ask.name)
+        newest = 1 << (len(index.releases) - 1)
+        elsewhere = [] if has & newest or ask.shape != "import" else index.importable_from(ask.name, newest)[:MAX_ELSEWHERE]
+        return [Target(index, f"{ask.module}.{ask.name}", has, "name", [m for m in elsewhere if m != ask.module])]
+    if ask.shape == "attribute":
+        cls = ask.cls.rsplit(".", 1)[-1]
+        scope = _project_of(indexes, ask.cls) if "." in ask.cls else None
+        found = []
+        for index in ([scope] if scope else _ordered(indexes, hints)):
+            for home in index.homes(cls):
+                if home in index.modules and cls in index.modules[home].get("classes", {}):
+                    found.append(Target(index, f"{home}.{cls}.{ask.name}", index.member(home, cls, ask.name), "member"))
+        return _preferred(found, hints)
+    if ask.shape == "kwarg":
+        owner, _, fn = ask.func.rpartition(".")
+        if not owner and fn == "__init__":
+            return []  # the line does not say whose __init__
+        found = []
+        for index in _ordered(indexes, hints):
+            if owner:
+                cls = owner.rsplit(".", 1)[-1]
+                for home in index.class_homes.get(cls, []):
+                    has = 0
+                    for at, params in index.method_params(home, cls, fn):
+                        has |= params.get(ask.name, 0) | params.get("**", 0)
+                    found.append(Target(index, f"{home}.{cls}.{fn}({ask.name}=...)", has, "parameter"))
+            else:
+                for home in index.function_homes.get(fn, []):
+                    got = index.function_params(home, fn)
+                    if got:
+                        at, params = got
+                        found.append(Target(index, f"{home}.{fn}({ask.name}=...)", params.get(ask.name, 0) | params.get("**", 0), "parameter"))
+        return _preferred(found, hints)
+    if ask.shape in ("registry", "flag"):
+        out = []
+        chosen = [indexes[ask.project]] if ask.project in indexes else _ordered(indexes, hints)
+        for index in chosen:
+            for key in ask.keys:
+                has = index.registry(ask.registry, key)
+                if has is not None:
+                    label = {"model_types": f"model type '{key}'", "architectures": f"architecture {key}", "flags": f"the flag {key}"}.get(ask.registry, key)
+                    out.append(Target(index, label, has, "key"))
+            if out and ask.shape == "registry":
+                break
+        return _preferred(out, hints) if ask.shape == "flag" else out
+    return []
+
+
+def _preferred(found: list[Target], hints: set[str]) -> list[Target]:
+    """The targets in the projects the log's frames name, when any is; else all."""
+    named = [t for t in found if set(t.index.packages) & hints]
+    return named or found
+
+
+def installed_release(index: SymbolIndex, text: str, wanted: dict[str, str]) -> str | None:
+    """The release of the index's project the log comes from: given (`--version`), else named in the log."""
+    for name in (index.project, index.pip, *index.packages):
+        if name in wanted:
+            return wanted[name]
+    names = "|".join(sorted({re.escape(n) for n in (index.pip, *index.packages, index.project)}, key=len, reverse=True))
+    m = re.search(VERSION_LINE.format(names=names), text, re.M | re.I)
+    return m.group("v") if m else None
+
+
+def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
+    """One target's answer: the releases that have it, in words and as data, and the command that fits."""
+    index, releases = t.index, t.index.releases
+    first, last = releases[0], releases[-1]
+    spans = runs(t.has)
+    out: dict[str, Any] = {"project": index.project, "symbol": t.what, "kind": t.kind,
+                           "searched": {"from": first, "to": last, "releases": len(releases)},
+                           "has": [{"from": releases[a], "to": releases[b]} for a, b in spans]}
+    text = []
+    if not spans:
+        out["verdict"] = "absent"
+        text.append(say("none", pip=index.pip, first=first, last=last, what=t.what))
+        if t.kind == "key" and t.what.startswith("model type"):
+            text.append(say("no_model"))
+    else:
+        a, b = spans[0][0], spans[-1][1]
+        text.append(say("added", what=t.what, pip=index.pip, added=releases[a], before=releases[a - 1]) if a > 0
+                    else say("oldest", what=t.what, pip=index.pip, first=first))
+        if len(spans) > 1:
+            text.append(say("gaps", spans=", ".join(releases[x] if x == y else f"{releases[x]}–{releases[y]}" for x, y in spans)))
+        start = spans[-1][0]  # the install command asks for the newest run of releases that have it
+        if b < len(releases) - 1:
+            text.append(say("removed", removed=releases[b + 1], last_has=releases[b]))
+            spec = f">={releases[start]},<{releases[b + 1]}" if start > 0 else f"<{releases[b + 1]}"
+            out["verdict"] = "removed"
+        else:
+            text.append(say("kept", last=last))
+            spec = f">={releases[start]}" if start > 0 else ""
+            out["verdict"] = "added" if a > 0 else "present"
+        command = f"pip install '{index.pip}{spec}'" if spec else f"pip install -U {index.pip}"
+        out["install"] = command
+        text.append(say("install", command=command))
+        if remote:
+            text.append(say("remote", pip=index.pip, command=command))
+    if t.elsewhere:
+        out["elsewhere"] = t.elsewhere
+        text.append(say("elsewhere", pip=index.pip, last=last, name=t.what.rsplit(".", 1)[-1], modules=", ".join(t.elsewhere)))
+    if release is not None:
+        if release in releases:
+            has = bool((t.has >> releases.index(release)) & 1)
+            out["installed"] = {"release": release, "has": has}
+            text.append(say("has" if has else "lacks", pip=index.pip, release=release))
+        else:
+            out["installed"] = {"release": release, "has": None}
+            text.append(say("unknown_release", pip=index.pip, release=release))
+    out["text"] = {"en": " ".join(p["en"] for p in text), "zh": _join_zh([p["zh"] for p in text])}
+    return out
+
+
+def _join_zh(parts: list[str]) -> str:
+    """Chinese sentences run on; one that ends in code (a command) is followed by a space."""
+    out = ""
+    for part in parts:
+        out += part if not out or out.endswith(("。", "）")) else " " + part
+    return out
+
+
+def drift_answers(text: str, indexes: dict[str, SymbolIndex] | Callable[[], dict[str, SymbolIndex]],
+                  wanted: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The drift answers of a log: one per line that states a missing name the index can speak to. `indexes` may
+    be a function that loads them: it is called only when a line has a drift shape."""
+    found_asks = asks(text)
+    if not found_asks:
+        return []
+    if callable(indexes):
+        indexes = indexes()
+    if not indexes:
+        return []
+    hints = set(PACKAGE_PATH.findall(text))
+    remote = bool(REMOTE_CODE.search(text))
+    out = []
+    for ask in found_asks:
+        found = targets(ask, indexes, hints)
+        if not found:
+            continue
+        shown = found[:MAX_CANDIDATES]
+        answers = [describe(t, installed_release(t.index, text, wanted or {}), remote) for t in shown]
+        item: dict[str, Any] = {"line": ask.line, "shape": ask.shape, "candidates": answers}
+        if len(found) > 1:
+            item["note"] = say("candidates", n=len(found))
+        out.append(item)
+    return out

@@ -1,0 +1,98 @@
+"""CAT011-CAT012: the symbol index (data/catalog/symbols/<project>.jsonl), checked as the catalog is, before anything
+reads it. Each line is bounded, UTF-8, JSON with only plain characters, valid against
+schema/catalog-symbols.schema.json and written canonically (the header first, modules in order, then registries)
+(CAT011); the file belongs to a configured project whose releases.json releases its header lists, and every range
+stays within them (CAT012)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..cachedir import cached_findings
+from ..catalog.reader import SLUG
+from ..findings import Finding, make
+from .catalog import _parse, _read_lines
+from .catalogparts import plain_json, schema_findings
+
+SCHEMA = "catalog-symbols.schema.json"
+FOLDER = "symbols"
+
+
+def check_symbols(folder: Path, releases: dict[str, list[str]] | None, configured: set[str] | None) -> list[Finding]:
+    """Findings for every file of `folder`/symbols (none when there is no such folder)."""
+    root = folder / FOLDER
+    if not root.is_dir() or root.is_symlink():
+        return [make("CAT011", str(root), "", "symbols is not a folder (a symbolic link is not read)")] if root.is_symlink() else []
+    out: list[Finding] = []
+    for path in sorted(root.iterdir()):
+        slug = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else ""
+        if path.is_symlink() or not path.is_file() or not SLUG.fullmatch(slug):
+            out.append(make("CAT011", str(path), "", f"{path.name} is not a symbol index (a regular file named <project>.jsonl); nothing in it is read"))
+            continue
+        if configured is not None and slug not in configured:
+            out.append(make("CAT012", str(path), "", f"{slug}: projects.yaml does not configure this project"))
+        order = (releases or {}).get(slug)
+        out += cached_findings("symbols-lines", path, json.dumps(order), lambda p=path, o=order: check_symbols_file(p, o))
+    return out
+
+
+def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Finding]:
+    slug = path.name[: -len(".jsonl")]
+    count = None
+    previous: tuple | None = None
+    for n, line, why in _read_lines(path):
+        where = (n, 1)
+        data, why = _parse(n, line) if line is not None else (None, f"line {n} is {why}")
+        if data is None:
+            yield make("CAT011", str(path), "", why, where)
+            continue
+        refused = schema_findings(SCHEMA, str(path), data, lambda pointer: where, plain=plain_json(line))
+        if refused:
+            for finding in refused[:3]:
+                yield make("CAT011", str(path), finding.pointer, finding.message, where)
+            continue
+        if json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" != line:
+            yield make("CAT011", str(path), "", f"line {n} is not compact JSON with sorted keys (and an LF)", where)
+        if n == 1:
+            if "format" not in data:
+                yield make("CAT011", str(path), "", "the first line must be the header (format, packages, pip, project, releases)", where)
+                return
+            if data["project"] != slug:
+                yield make("CAT012", str(path), "/project", f"the header names {data['project']!r}, the file {slug!r}", where)
+            if releases is not None and data["releases"] != releases:
+                yield make("CAT012", str(path), "/releases", f"{slug}: the header's releases are not releases.json's ({len(data['releases'])} "
+                           f"listed, {len(releases)} there)", where)
+            count = len(data["releases"])
+            continue
+        if "format" in data:
+            yield make("CAT011", str(path), "", f"line {n}: a second header", where)
+            continue
+        key = (0, data["module"]) if "module" in data else (1, data["registry"])
+        if previous is not None and key <= previous:
+            yield make("CAT011", str(path), "", f"line {n}: modules must come in order, then registries in order, each once", where)
+        previous = key
+        if count is not None:
+            bad = _beyond(data, count)
+            if bad:
+                yield make("CAT012", str(path), bad, f"line {n}: {bad}: a range runs past the header's {count} releases, or backwards", where)
+
+
+def _beyond(node, count: int, pointer: str = "") -> str | None:
+    """The JSON pointer of the first ranges string that names a release index >= count or runs backwards."""
+    if isinstance(node, str):
+        for run in filter(None, node.split(",")):
+            first, _, last = run.partition("-")
+            a, b = int(first), int(last or first)
+            if b < a or b >= count:
+                return pointer or "/"
+        return None
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("module", "registry"):
+                continue
+            found = _beyond(v, count, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")
+            if found:
+                return found
+    return None

@@ -1,0 +1,291 @@
+"""Symbols per release -> the symbol index: every name a project's releases define, with the releases that have it.
+
+Read from the same cached release sources as the catalog (`errdex harvest` fetches them; `errdex symbols` fetches
+what is missing). Each Python file's symbols are extracted once per content (generator/harvest/extract_symbols.py)
+and kept in the cache, on both cores; a release is the union of its files' symbols; the fold turns each symbol into
+the set of releases (indexes into the header's `releases`) that have it, written as ranges ("0-35,40").
+
+The file, `data/catalog/symbols/<project>.jsonl` (one JSON object per line, keys sorted, lines sorted):
+  {"format": 1, "packages": [...], "pip": "...", "project": "...", "releases": [...]}      the header, first
+  {"module": "a.b", "in": R, "names": {name: R}, "star": {module: R},
+   "classes": {C: {"in": R, "bases": {dotted: R}, "attrs": {name: R}, "methods": {m: {"in": R, "params": {p: R}}}}},
+   "functions": {f: {"in": R, "params": {p: R}}}}                                           one line per module
+  {"registry": "<name>", "keys": {key: R}}                                                  model types, flags, ...
+R is a ranges string; "" means "the same releases as the enclosing name" (most symbols live as long as their module).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from fnmatch import fnmatch
+from pathlib import Path
+
+from .catalog import _why, version_key
+from .config import CATALOG_ROOT, Project
+from .extract_symbols import python_symbols
+from .fetch import Cache
+
+SYMBOLS_VERSION = "3"  # bump when extraction changes: cached results of older extractors are not reused
+FORMAT = 1
+FLAGS = "flags"  # the registry of command-line flags (`add_argument` literals, and configured dataclass fields)
+
+
+def symbols_dir(root: Path = CATALOG_ROOT) -> Path:
+    return root / "symbols"
+
+
+def symbols_path(slug: str, root: Path = CATALOG_ROOT) -> Path:
+    return symbols_dir(root) / f"{slug}.jsonl"
+
+
+def _store(cache: Cache, sha: str) -> Path:
+    return cache.root / "symbols" / SYMBOLS_VERSION / sha[:2] / f"{sha}.json"
+
+
+def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str | None]:
+    """(path, sha) of one file -> its symbols, computed in a worker and stored in the cache."""
+    root, path, sha = job
+    cache = Cache(Path(root))
+    try:
+        found = python_symbols(cache.get_blob(sha), path)
+    except Exception as exc:  # whatever a hostile file makes the extractor raise costs that file only
+        return path, sha, None, _why(exc)
+    store = _store(cache, sha + "-" + _path_key(path))
+    store.parent.mkdir(parents=True, exist_ok=True)
+    tmp = store.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    tmp.replace(store)
+    return path, sha, found, None
+
+
+def _path_key(path: str) -> str:
+    # a file's symbols depend on its module name (relative imports, base classes), so on its path as well
+    import hashlib
+
+    return hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+
+
+def release_files(project: Project, manifest: dict) -> list[tuple[str, str]]:
+    """The release's Python files the index reads: the catalog's, less the index's own skip (placeholder modules)."""
+    return [(p, s) for p, s in sorted(manifest["files"].items()) if p.endswith(".py") and project.language_of(p) == "python"
+            and not any(fnmatch(p, g) for g in project.symbol_skip)]
+
+
+def extract_all(cache: Cache, jobs: Iterable[tuple[str, str]], workers: int, log: Callable[[str], None]) -> tuple[dict, dict]:
+    """{(path, sha): symbols} for every file, from the cache or extracted on `workers` processes; {path: why} for
+    the files that cannot be read."""
+    found: dict[tuple[str, str], dict] = {}
+    unreadable: dict[str, str] = {}
+    todo = []
+    for path, sha in sorted(set(jobs)):
+        store = _store(cache, sha + "-" + _path_key(path))
+        if store.is_file():
+            found[(path, sha)] = json.loads(store.read_text(encoding="utf-8"))
+        else:
+            todo.append((str(cache.root), path, sha))
+    if todo:
+        log(f"extracting {len(todo)} files on {workers} processes")
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for path, sha, symbols, why in pool.map(_extract_one, todo, chunksize=16):
+                if symbols is None:
+                    if why:
+                        unreadable[path] = why
+                else:
+                    found[(path, sha)] = symbols
+    return found, unreadable
+
+
+class Fold:
+    """Symbol -> bitmask of release indexes."""
+
+    def __init__(self, project: Project, releases: list[str]) -> None:
+        self.project = project
+        self.releases = releases
+        self.modules: dict[str, int] = defaultdict(int)
+        self.keys: dict[tuple, int] = defaultdict(int)
+
+    def add(self, index: int, path: str, symbols: dict) -> None:
+        from .extract_symbols import module_name
+
+        module = module_name(path)
+        if module is None:
+            return
+        bit = 1 << index
+        self.modules[module] |= bit
+        keys = self.keys
+        for name in symbols["names"]:
+            keys[("n", module, name)] |= bit
+        for star in symbols["star"]:
+            keys[("s", module, star)] |= bit
+        for name, params in symbols["functions"].items():
+            keys[("f", module, name)] |= bit
+            for p in params:
+                keys[("fp", module, name, p)] |= bit
+        for cls, body in symbols["classes"].items():
+            keys[("c", module, cls)] |= bit
+            for b in body["bases"]:
+                keys[("cb", module, cls, b)] |= bit
+            for a in body["attrs"]:
+                keys[("ca", module, cls, a)] |= bit
+            for m, params in body["methods"].items():
+                keys[("cm", module, cls, m)] |= bit
+                for p in params:
+                    keys[("cmp", module, cls, m, p)] |= bit
+        if self.project.flag_classes:  # a project with a command line (its flags classes say which): its flags
+            for flag in symbols["flags"]:
+                keys[("r", FLAGS, flag)] |= bit
+        for variable, found in symbols["keys"].items():
+            for registry, wanted in self.project.registries.items():
+                if any(fnmatch(path, w["path"]) and fnmatch(variable, w["variable"]) for w in wanted):
+                    for key in found:
+                        keys[("r", registry, key)] |= bit
+        for cls, body in symbols["classes"].items():
+            if f"{module}.{cls}" in self.project.flag_classes:
+                for a in body["attrs"]:
+                    keys[("r", FLAGS, "--" + a.replace("_", "-"))] |= bit
+
+    def lines(self) -> list[dict]:
+        """The index's lines: modules in order, then registries."""
+        mods: dict[str, dict] = {}
+        for module, mask in self.modules.items():
+            mods[module] = {"module": module, "in": mask}
+        registries: dict[str, dict] = {}
+        for key, mask in self.keys.items():
+            kind = key[0]
+            if kind == "r":
+                registries.setdefault(key[1], {})[key[2]] = mask
+                continue
+            mod = mods[key[1]]
+            if kind == "n":
+                mod.setdefault("names", {})[key[2]] = mask
+            elif kind == "s":
+                mod.setdefault("star", {})[key[2]] = mask
+            elif kind == "f":
+                mod.setdefault("functions", {}).setdefault(key[2], {})["in"] = mask
+            elif kind == "fp":
+                mod.setdefault("functions", {}).setdefault(key[2], {}).setdefault("params", {})[key[3]] = mask
+            elif kind == "c":
+                mod.setdefault("classes", {}).setdefault(key[2], {})["in"] = mask
+            elif kind in ("cb", "ca"):
+                part = "bases" if kind == "cb" else "attrs"
+                mod.setdefault("classes", {}).setdefault(key[2], {}).setdefault(part, {})[key[3]] = mask
+            elif kind == "cm":
+                mod.setdefault("classes", {}).setdefault(key[2], {}).setdefault("methods", {}).setdefault(key[3], {})["in"] = mask
+            elif kind == "cmp":
+                (mod.setdefault("classes", {}).setdefault(key[2], {}).setdefault("methods", {}).setdefault(key[3], {})
+                 .setdefault("params", {})[key[4]]) = mask
+        out = [_encode(mods[m], None) for m in sorted(mods)]
+        out += [{"keys": {k: ranges(v) for k, v in sorted(keys.items())}, "registry": name} for name, keys in sorted(registries.items())]
+        return out
+
+
+def load_fold(project: Project, lines: list[dict]) -> Fold:
+    """A fold continued from an index's lines (its header first): every symbol with the releases it had, so that
+    newer releases are added without the older ones' files (`errdex symbols --new`)."""
+    from ..catalog.symbols import parse_ranges
+
+    fold = Fold(project, list(lines[0]["releases"]))
+    everything = (1 << len(fold.releases)) - 1
+    for line in lines[1:]:
+        if "registry" in line:
+            for key, text in line["keys"].items():
+                fold.keys[("r", line["registry"], key)] = parse_ranges(text, everything)
+            continue
+        module = line["module"]
+        own = parse_ranges(line["in"], everything)
+        fold.modules[module] = own
+        for kind, part in (("n", "names"), ("s", "star")):
+            for name, text in line.get(part, {}).items():
+                fold.keys[(kind, module, name)] = parse_ranges(text, own)
+        for name, fn in line.get("functions", {}).items():
+            at = fold.keys[("f", module, name)] = parse_ranges(fn.get("in", ""), own)
+            for p, text in fn.get("params", {}).items():
+                fold.keys[("fp", module, name, p)] = parse_ranges(text, at)
+        for cls, body in line.get("classes", {}).items():
+            at = fold.keys[("c", module, cls)] = parse_ranges(body.get("in", ""), own)
+            for kind, part in (("cb", "bases"), ("ca", "attrs")):
+                for name, text in body.get(part, {}).items():
+                    fold.keys[(kind, module, cls, name)] = parse_ranges(text, at)
+            for m, fn in body.get("methods", {}).items():
+                mat = fold.keys[("cm", module, cls, m)] = parse_ranges(fn.get("in", ""), at)
+                for p, text in fn.get("params", {}).items():
+                    fold.keys[("cmp", module, cls, m, p)] = parse_ranges(text, mat)
+    return fold
+
+
+def _encode(node: dict, parent: int | None) -> dict:
+    """Masks -> ranges strings, "" where a symbol has its enclosing name's releases; keys sorted."""
+    own = node.get("in")
+    out: dict = {}
+    for key, value in node.items():
+        if key == "in":
+            out["in"] = "" if value == parent else ranges(value)
+        elif key == "module":
+            out[key] = value
+        elif key in ("names", "star", "bases", "attrs", "params"):
+            out[key] = {k: ("" if v == own else ranges(v)) for k, v in sorted(value.items())}
+        else:  # classes, functions, methods: name -> node
+            out[key] = {k: _encode(v, own) for k, v in sorted(value.items())}
+    return out
+
+
+def ranges(mask: int) -> str:
+    """A bitmask of release indexes as runs: 0b1110111 -> "0-2,4-6"."""
+    runs, i = [], 0
+    while mask >> i:
+        if not (mask >> i) & 1:
+            i += 1
+            continue
+        start = i
+        while (mask >> i) & 1:
+            i += 1
+        runs.append(f"{start}" if i - 1 == start else f"{start}-{i - 1}")
+    return ",".join(runs)
+
+
+def header(project: Project, releases: list[str]) -> dict:
+    packages = sorted({p.split("/")[0] for p in project.include if p.split("/")[0]})
+    return {"format": FORMAT, "packages": packages, "pip": project.package or project.slug, "project": project.slug, "releases": releases}
+
+
+def build_index(project: Project, cache: Cache, manifests: dict[str, dict], workers: int = 2,
+                log: Callable[[str], None] = print, modules: list[str] | None = None,
+                after: list[dict] | None = None) -> tuple[list[dict], dict[str, str]]:
+    """The index lines of `project` over the releases whose manifests are given (oldest first), of every module or
+    only `modules` (`pkg.*`: pkg's submodules too), continuing the index `after` (its lines) when given; and the
+    files that could not be read ({path: why})."""
+    from .extract_symbols import module_name
+
+    def kept(path: str) -> bool:
+        name = module_name(path) or ""
+        return modules is None or any(name == m or (m.endswith(".*") and name.startswith(m[:-1])) for m in modules)
+
+    releases = sorted(manifests, key=version_key)
+    per_release = {v: [f for f in release_files(project, manifests[v]) if kept(f[0])] for v in releases}
+    found, unreadable = extract_all(cache, (f for files in per_release.values() for f in files), workers, log)
+    fold = load_fold(project, after) if after else Fold(project, [])
+    start = len(fold.releases)
+    fold.releases += releases
+    for index, version in enumerate(releases, start):
+        for path, sha in per_release[version]:
+            symbols = found.get((path, sha))
+            if symbols is not None:
+                fold.add(index, path, symbols)
+    return [header(project, fold.releases), *fold.lines()], unreadable
+
+
+def dumps(lines: list[dict]) -> str:
+    return "".join(json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" for line in lines)
+
+
+def write_index(slug: str, lines: list[dict], root: Path = CATALOG_ROOT) -> Path:
+    path = symbols_path(slug, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(dumps(lines), encoding="utf-8")
+    tmp.replace(path)
+    return path
