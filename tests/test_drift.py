@@ -385,3 +385,23 @@ def test_a_name_back_after_a_gap_installs_its_newest_run_and_a_moved_name_says_w
     (moved,) = drift_answers("ImportError: cannot import name 'parse' from 'p.old'", {"p": index})[0]["candidates"]
     assert moved["verdict"] == "removed" and moved["elsewhere"] == ["p.util"]
     assert "In p 4, parse is importable from p.util." in moved["text"]["en"]
+
+
+def test_a_modules_entry_classes_are_a_registry():
+    got = python_symbols(b"class A: pass\nEntryClass = [A, B]\nlogger = log\n", "s/models/a.py")["keys"]
+    assert got == {"EntryClass": ["A", "B"]}
+
+
+def test_an_architecture_is_looked_up_in_the_server_the_frames_name():
+    from generator.catalog.symbols import SymbolIndex
+
+    def server(name):
+        head = {"format": 1, "packages": [name], "pip": name, "project": name, "releases": ["1", "2"]}
+        return SymbolIndex([head, {"registry": "architectures", "keys": {"FooForCausalLM": "1" if name == "sglang" else "0-1"}}])
+
+    both = {"vllm": server("vllm"), "sglang": server("sglang")}
+    line = "ValueError: Model architectures ['FooForCausalLM'] are not supported for now."
+    assert drift_answers(line, both)[0]["candidates"][0]["project"] == "vllm"  # the message's own project
+    frames = '  File "/venv/lib/python3.11/site-packages/sglang/srt/models/registry.py", line 9, in resolve\n' + line
+    (answer,) = drift_answers(frames, both)[0]["candidates"]
+    assert answer["project"] == "sglang" and answer["install"] == "pip install 'sglang>=2'"

@@ -123,7 +123,9 @@ def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[
         return _preferred(found, hints)
     if ask.shape in ("registry", "flag"):
         out = []
-        chosen = [indexes[ask.project]] if ask.project in indexes else _ordered(indexes, hints)
+        chosen = _ordered(indexes, hints)
+        if ask.project in indexes and not any(set(i.packages) & hints and ask.registry in i.registries for i in chosen):
+            chosen = [indexes[ask.project]]  # the project whose message it is, unless the frames name another with it
         for index in chosen:
             for key in ask.keys:
                 has = index.registry(ask.registry, key)

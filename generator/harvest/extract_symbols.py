@@ -114,6 +114,15 @@ def _classvar(annotation: ast.expr) -> bool:
     return name.rsplit(".", 1)[-1] == "ClassVar"  # not a dataclass field (an InitVar is: __init__ takes it)
 
 
+def _names_list(node: ast.expr) -> list[str] | None:
+    """The class names a variable is set to, `X` or `[X, Y]` (a module's entry classes); None for other values."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(isinstance(e, ast.Name) for e in node.elts):
+        return [e.id for e in node.elts]
+    return None
+
+
 def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
     args = fn.args
     names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
@@ -199,6 +208,8 @@ class _File:
                     elif _ok(leaf.id):
                         self.names.add(leaf.id)
                         keys = dict_keys(value) if value is not None else None
+                        if keys is None and value is not None and leaf.id[:1].isupper():
+                            keys = _names_list(value)  # `EntryClass = [LlamaForCausalLM, ...]`: SGLang's model list
                         if keys is not None:
                             self.keys[leaf.id] = []
                             self.add_keys(leaf.id, keys)

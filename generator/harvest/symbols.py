@@ -29,7 +29,7 @@ from .config import CATALOG_ROOT, Project
 from .extract_symbols import python_symbols
 from .fetch import Cache
 
-SYMBOLS_VERSION = "3"  # bump when extraction changes: cached results of older extractors are not reused
+SYMBOLS_VERSION = "4"  # bump when extraction changes: cached results of older extractors are not reused
 FORMAT = 1
 FLAGS = "flags"  # the registry of command-line flags (`add_argument` literals, and configured dataclass fields)
 
