@@ -405,3 +405,13 @@ def test_an_architecture_is_looked_up_in_the_server_the_frames_name():
     frames = '  File "/venv/lib/python3.11/site-packages/sglang/srt/models/registry.py", line 9, in resolve\n' + line
     (answer,) = drift_answers(frames, both)[0]["candidates"]
     assert answer["project"] == "sglang" and answer["install"] == "pip install 'sglang>=2'"
+
+
+def test_a_flags_class_gives_its_public_fields_as_flags():
+    project = Project(slug="p", repo="o/p", source="pypi", languages=["python"], releases=["1"], package="p", include=["p/"],
+                      flag_classes=["p.args.EngineArgs"])
+    fold = Fold(project, project.releases)
+    src = b"class EngineArgs:\n    max_model_len: int = 0\n    _api_process_count: int = 1\n"
+    fold.add(0, "p/args.py", python_symbols(src, "p/args.py"))
+    (flags,) = [line for line in fold.lines() if line.get("registry") == "flags"]
+    assert flags["keys"] == {"--max-model-len": "0"}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .catalog import _why, version_key
 from .config import CATALOG_ROOT, Project
-from .extract_symbols import python_symbols
+from .extract_symbols import REGISTRY_KEY, python_symbols
 from .fetch import Cache
 
 SYMBOLS_VERSION = "4"  # bump when extraction changes: cached results of older extractors are not reused
@@ -146,7 +146,9 @@ class Fold:
         for cls, body in symbols["classes"].items():
             if f"{module}.{cls}" in self.project.flag_classes:
                 for a in body["attrs"]:
-                    keys[("r", FLAGS, "--" + a.replace("_", "-"))] |= bit
+                    flag = "--" + a.replace("_", "-")
+                    if not a.startswith("_") and REGISTRY_KEY.fullmatch(flag):  # a private field is no flag
+                        keys[("r", FLAGS, flag)] |= bit
 
     def lines(self) -> list[dict]:
         """The index's lines: modules in order, then registries."""
