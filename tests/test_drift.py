@@ -415,3 +415,7 @@ def test_a_flags_class_gives_its_public_fields_as_flags():
     fold.add(0, "p/args.py", python_symbols(src, "p/args.py"))
     (flags,) = [line for line in fold.lines() if line.get("registry") == "flags"]
     assert flags["keys"] == {"--max-model-len": "0"}
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_is_read():
+    assert python_symbols("\ufeffclass A:\n    pass\n".encode("utf-8"), "p/a.py")["classes"] == {"A": {"attrs": [], "bases": [], "methods": {}}}

@@ -327,7 +327,7 @@ def python_symbols(source: bytes, path: str) -> dict | None:
     module = module_name(path)
     if module is None:
         return None
-    text = source.decode("utf-8", "replace")
+    text = source.decode("utf-8-sig", "replace")  # a byte-order mark is no character of the source (Python skips it)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tree = ast.parse(text)
