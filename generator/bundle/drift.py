@@ -34,7 +34,7 @@ PHRASES = {
     "oldest": ("{what} is already in {pip} {first} (the oldest release searched).", "{what} 在 {pip} {first}（检索到的最早版本）中已经存在。"),
     "removed": ("It was removed in {removed}: the last release that has it is {last_has}.",
                 "它在 {removed} 中被移除：最后一个包含它的版本是 {last_has}。"),
-    "kept": ("Every release since has it, to {last} (the newest searched).", "此后的每个版本直到 {last}（检索到的最新版本）都有它。"),
+    "kept": ("Every release from {since} to {last} (the newest searched) has it.", "从 {since} 到 {last}（检索到的最新版本）的每个版本都有它。"),
     "gaps": ("Releases that have it: {spans}.", "包含它的版本：{spans}。"),
     "install": ("Install a release that has it: {command}", "安装一个包含它的版本：{command}"),
     "has": ("Your {pip} {release} has it: check that the code runs with that installation (`pip show {pip}` in the same "
@@ -139,9 +139,10 @@ def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[
 
 
 def _preferred(found: list[Target], hints: set[str]) -> list[Target]:
-    """The targets in the projects the log's frames name, when any is; else all."""
-    named = [t for t in found if set(t.index.packages) & hints]
-    return named or found
+    """The targets in the projects the log's frames name, when any is; else all: those that some release has
+    first (a definition that never had the name is the less likely one), in a stable order."""
+    named = [t for t in found if set(t.index.packages) & hints] or found
+    return sorted(named, key=lambda t: t.has == 0)
 
 
 def installed_release(index: SymbolIndex, text: str, wanted: dict[str, str]) -> str | None:
@@ -180,7 +181,7 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
             spec = f">={releases[start]},<{releases[b + 1]}" if start > 0 else f"<{releases[b + 1]}"
             out["verdict"] = "removed"
         else:
-            text.append(say("kept", last=last))
+            text.append(say("kept", since=releases[start], last=last))
             spec = f">={releases[start]}" if start > 0 else ""
             out["verdict"] = "added" if a > 0 else "present"
         command = f"pip install '{index.pip}{spec}'" if spec else f"pip install -U {index.pip}"
