@@ -292,7 +292,7 @@ BREAKS: dict[str, tuple[Callable[[Path], None], set[str]]] = {
     "a nesting too deep for the parser": (lambda c: _append(c, b"[" * 100_000 + b"\n"), {"CAT001"}),
     "releases.json that is not JSON": (lambda c: (c / "releases.json").write_text("{", encoding="utf-8"), {"CAT001"}),
     "projects.yaml that is not YAML": (lambda c: (c / "projects.yaml").write_text("projects: [", encoding="utf-8"), {"YML001"}),
-    "a release name with markup": (lambda c: _releases(c, lambda d: d["demo"][0].update(version="0.1.0<svg onload=alert(1)>")), {"CAT002", "CAT008"}),
+    "a release name with markup": (lambda c: _releases(c, lambda d: d["demo"][0].update(version="0.1.0<svg onload=alert(1)>")), {"CAT002", "CAT008", "CAT012"}),  # CAT012: the symbol index's releases
     "a project file that is a symbolic link": (_linked, {"CAT010"}),
 }
 
