@@ -39,11 +39,11 @@ from ..catalog.reader import Catalog, Entry, Project, load_catalog, read_links
 from ..match.portable import analyse, js_source_fast
 from ..routes import api_path
 
-PROBE_CHARS = 32  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
+PROBE_CHARS = 24  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
 PIECES = 256  # probe pieces: a line's few words fetch a few of them (~7 kB each), not the whole index
 BIG_BUCKET = 24  # a token more probes share than this is checked on every line, by a rarer 4-character piece
-MESSAGE_SHARDS = 4096  # ~11 entries a shard: a paste's few messages cost a few kB each
-SITE_SHARDS = 4096  # a traceback's frames fetch one small shard each
+MESSAGE_SHARDS = 8192  # ~8 entries a shard (67,000 entries): a paste's few messages cost a few kB each
+SITE_SHARDS = 8192  # a traceback's frames fetch one small shard each
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
