@@ -45,6 +45,12 @@ def test_each_thread_is_in_the_part_its_hash_names_and_in_one_part_only():
     assert len(ids) == len(set(ids))
 
 
+def _generic(case: dict) -> bool:
+    """A line that is its key and nothing else with a word character ("AssertionError", "  × python setup.py
+    bdist_wheel did not run successfully."): not one user's paste, so an example seen elsewhere may hold it."""
+    return re.search(r"\w", case["line"].replace(case["key"], "", 1)) is None
+
+
 @pytest.mark.data
 def test_no_record_is_written_from_the_test_part():
     test = _part("test")
@@ -57,6 +63,8 @@ def test_no_record_is_written_from_the_test_part():
         examples = [e.get("text", "") if isinstance(e, dict) else str(e) for e in (record.get("error") or {}).get("examples") or []]
         for case in test:
             line = case["line"].strip()
+            if _generic(case):
+                continue  # the message's fixed text alone: every report of the error reads so (its thread still counts)
             if any(line in example for example in examples):
                 quoted.add((record["id"], case["id"]))
         cited += [(record["id"], u) for u in re.findall(r"https://github\.com/[^\s'\"#)]+", text) if _thread(u.rstrip(".,")) in threads]
