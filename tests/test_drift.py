@@ -419,3 +419,19 @@ def test_a_flags_class_gives_its_public_fields_as_flags():
 
 def test_a_file_that_starts_with_a_byte_order_mark_is_read():
     assert python_symbols("\ufeffclass A:\n    pass\n".encode("utf-8"), "p/a.py")["classes"] == {"A": {"attrs": [], "bases": [], "methods": {}}}
+
+
+def test_an_import_line_reads_only_its_projects_index(indexes):
+    from generator.catalog.symbols import Indexes, header_meta
+
+    read = []
+    meta = {}
+    for path in sorted(SYMBOLS.glob("*.jsonl")):
+        info = header_meta(path)
+        meta[info["project"]] = {"packages": info["packages"], "registries": info["registries"]}
+    assert meta["transformers"] == {"packages": ["transformers"], "registries": ["model_types"]}
+    lazy = Indexes(meta, lambda project: (read.append(project), indexes[project])[1])
+    found = drift_answers("ImportError: cannot import name 'cached_download' from 'huggingface_hub'", lazy)
+    assert found[0]["candidates"][0]["verdict"] == "removed" and read == ["huggingface-hub"]
+    drift_answers("AttributeError: 'DynamicCache' object has no attribute 'get_max_length'", lazy)
+    assert read == ["huggingface-hub", "transformers"]  # a class name alone: every project is searched

@@ -81,8 +81,10 @@ def make(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: IO
     catalog = load_catalog(Path(catalog_dir))
     sections, summary = compile_sections(result.records, catalog, settings.get("site_url"))
     summary["repo_url"] = settings.get("repo_url")
-    summary["symbols"] = []
+    from ..catalog.symbols import header_meta
+
+    summary["symbols"] = {}
     for path in sorted((Path(catalog_dir) / "symbols").glob("*.jsonl")):  # the symbol index, for drift answers
         sections[f"symbols/{path.stem}"] = zlib.compress(path.read_bytes(), 6)
-        summary["symbols"].append(path.stem)
+        summary["symbols"][path.stem] = header_meta(path)
     return encode(sections, summary, digest)

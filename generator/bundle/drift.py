@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..match.drift import Ask, asks
-from ..catalog.symbols import SymbolIndex, runs
+from ..catalog.symbols import Indexes, SymbolIndex, loaded, runs
 
 MAX_CANDIDATES = 4
 MAX_ELSEWHERE = 3  # modules named where a name that moved can be imported now
@@ -68,20 +68,50 @@ class Target:
     elsewhere: list[str] = field(default_factory=list)  # an import: the modules that have the name in the newest release
 
 
-def _project_of(indexes: dict[str, SymbolIndex], dotted: str) -> SymbolIndex | None:
+def _project_of(indexes: Indexes, dotted: str) -> SymbolIndex | None:
     head = dotted.split(".")[0]
-    for index in indexes.values():
-        if head in index.packages:
-            return index
+    for project in indexes.projects():
+        if head in indexes.meta[project]["packages"]:
+            return indexes[project]
     return None
 
 
-def _ordered(indexes: dict[str, SymbolIndex], hints: set[str]) -> list[SymbolIndex]:
-    """Indexes whose packages the log's frames name first."""
-    return sorted(indexes.values(), key=lambda i: (not (set(i.packages) & hints), i.project))
+def _searched(indexes: Indexes, hints: set[str], find) -> list[Target]:
+    """`find(index)`'s targets in the projects the log's frames name; in every project when they give none (the
+    others are read only then)."""
+    named = [p for p in indexes.projects(hints) if set(indexes.meta[p]["packages"]) & hints]
+    found = [t for p in named for t in find(indexes[p])]
+    return found or [t for p in indexes.projects() if p not in named for t in find(indexes[p])]
 
 
-def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[Target]:
+def _members(ask: Ask, cls: str):
+    def find(index: SymbolIndex) -> list[Target]:
+        return [Target(index, f"{home}.{cls}.{ask.name}", index.member(home, cls, ask.name), "member")
+                for home in index.homes(cls) if cls in index.modules[home].get("classes", {})]
+    return find
+
+
+def _parameters(ask: Ask, owner: str, fn: str):
+    def find(index: SymbolIndex) -> list[Target]:
+        out = []
+        if owner:
+            cls = owner.rsplit(".", 1)[-1]
+            for home in index.class_homes.get(cls, []):
+                has = 0
+                for _, params in index.method_params(home, cls, fn):
+                    has |= params.get(ask.name, 0) | params.get("**", 0)
+                out.append(Target(index, f"{home}.{cls}.{fn}({ask.name}=...)", has, "parameter"))
+        else:
+            for home in index.function_homes.get(fn, []):
+                got = index.function_params(home, fn)
+                if got:
+                    _, params = got
+                    out.append(Target(index, f"{home}.{fn}({ask.name}=...)", params.get(ask.name, 0) | params.get("**", 0), "parameter"))
+        return out
+    return find
+
+
+def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
     if ask.shape in ("import", "module") or (ask.shape == "attribute" and ask.module):
         index = _project_of(indexes, ask.module)
         if index is None:
@@ -95,38 +125,22 @@ def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[
     if ask.shape == "attribute":
         cls = ask.cls.rsplit(".", 1)[-1]
         scope = _project_of(indexes, ask.cls) if "." in ask.cls else None
-        found = []
-        for index in ([scope] if scope else _ordered(indexes, hints)):
-            for home in index.homes(cls):
-                if home in index.modules and cls in index.modules[home].get("classes", {}):
-                    found.append(Target(index, f"{home}.{cls}.{ask.name}", index.member(home, cls, ask.name), "member"))
-        return _preferred(found, hints)
+        return _preferred(_members(ask, cls)(scope) if scope else _searched(indexes, hints, _members(ask, cls)))
     if ask.shape == "kwarg":
         owner, _, fn = ask.func.rpartition(".")
         if not owner and fn == "__init__":
             return []  # the line does not say whose __init__
-        found = []
-        for index in _ordered(indexes, hints):
-            if owner:
-                cls = owner.rsplit(".", 1)[-1]
-                for home in index.class_homes.get(cls, []):
-                    has = 0
-                    for at, params in index.method_params(home, cls, fn):
-                        has |= params.get(ask.name, 0) | params.get("**", 0)
-                    found.append(Target(index, f"{home}.{cls}.{fn}({ask.name}=...)", has, "parameter"))
-            else:
-                for home in index.function_homes.get(fn, []):
-                    got = index.function_params(home, fn)
-                    if got:
-                        at, params = got
-                        found.append(Target(index, f"{home}.{fn}({ask.name}=...)", params.get(ask.name, 0) | params.get("**", 0), "parameter"))
-        return _preferred(found, hints)
+        return _preferred(_searched(indexes, hints, _parameters(ask, owner, fn)))
     if ask.shape in ("registry", "flag"):
+        having = [p for p in indexes.projects(hints) if ask.registry in indexes.meta[p]["registries"]]
+        named = [p for p in having if set(indexes.meta[p]["packages"]) & hints]
+        if ask.project in indexes and not named:
+            having = [ask.project]  # the project whose message it is, unless the frames name another with it
+        elif named:
+            having = named
         out = []
-        chosen = _ordered(indexes, hints)
-        if ask.project in indexes and not any(set(i.packages) & hints and ask.registry in i.registries for i in chosen):
-            chosen = [indexes[ask.project]]  # the project whose message it is, unless the frames name another with it
-        for index in chosen:
+        for project in having:
+            index = indexes[project]
             for key in ask.keys:
                 has = index.registry(ask.registry, key)
                 if has is not None:
@@ -134,15 +148,14 @@ def targets(ask: Ask, indexes: dict[str, SymbolIndex], hints: set[str]) -> list[
                     out.append(Target(index, label, has, "key"))
             if out and ask.shape == "registry":
                 break
-        return _preferred(out, hints) if ask.shape == "flag" else out
+        return _preferred(out) if ask.shape == "flag" else out
     return []
 
 
-def _preferred(found: list[Target], hints: set[str]) -> list[Target]:
-    """The targets in the projects the log's frames name, when any is; else all: those that some release has
-    first (a definition that never had the name is the less likely one), in a stable order."""
-    named = [t for t in found if set(t.index.packages) & hints] or found
-    return sorted(named, key=lambda t: t.has == 0)
+def _preferred(found: list[Target]) -> list[Target]:
+    """Those that some release has first (a definition that never had the name is the less likely one), in a
+    stable order."""
+    return sorted(found, key=lambda t: t.has == 0)
 
 
 def installed_release(index: SymbolIndex, text: str, wanted: dict[str, str]) -> str | None:
@@ -212,7 +225,7 @@ def _join_zh(parts: list[str]) -> str:
     return out
 
 
-def drift_answers(text: str, indexes: dict[str, SymbolIndex] | Callable[[], dict[str, SymbolIndex]],
+def drift_answers(text: str, indexes: Indexes | dict[str, SymbolIndex] | Callable[[], Indexes],
                   wanted: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The drift answers of a log: one per line that states a missing name the index can speak to. `indexes` may
     be a function that loads them: it is called only when a line has a drift shape."""
@@ -221,6 +234,8 @@ def drift_answers(text: str, indexes: dict[str, SymbolIndex] | Callable[[], dict
         return []
     if callable(indexes):
         indexes = indexes()
+    if isinstance(indexes, dict):
+        indexes = loaded(indexes)
     if not indexes:
         return []
     hints = set(PACKAGE_PATH.findall(text))

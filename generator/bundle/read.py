@@ -69,24 +69,26 @@ def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
     serialised = bundle.section("match/hyperscan") if catalog and bundle.has("match/hyperscan") else None
     matcher = Matcher(patterns, tables=tables, engine=engine, serialised=serialised, evidence_from=n_records)
     return Served(api, cat, summary.get("repo_url"), matcher=matcher, record_patterns=n_records,
-                  site_index=SiteIndex(bundle) if catalog else None, symbols=_symbols_reader(bundle, summary.get("symbols", [])))
+                  site_index=SiteIndex(bundle) if catalog else None, symbols=_symbols_reader(bundle, summary.get("symbols", {})))
 
 
-def _symbols_reader(bundle: Bundle, names: list[str]) -> Any:
-    """The bundle's symbol indexes, read when a drift line first asks for them."""
+def _symbols_reader(bundle: Bundle, files: dict[str, dict]) -> Any:
+    """The bundle's symbol indexes: what each holds is in the summary; a project's index is decompressed and read
+    when a drift line first needs it."""
     import functools
     import zlib
 
-    from ..catalog.symbols import SymbolIndex
+    from ..catalog.symbols import Indexes, SymbolIndex
+
+    by_project = {info["project"]: name for name, info in files.items()}
+
+    def read_one(project: str) -> SymbolIndex:
+        lines = zlib.decompress(bundle.section(f"symbols/{by_project[project]}")).decode("utf-8").splitlines()
+        return SymbolIndex([json.loads(line) for line in lines if line.strip()])
 
     @functools.lru_cache(maxsize=1)
-    def load() -> dict[str, Any]:
-        out = {}
-        for name in names:
-            lines = zlib.decompress(bundle.section(f"symbols/{name}")).decode("utf-8").splitlines()
-            index = SymbolIndex([json.loads(line) for line in lines if line.strip()])
-            out[index.project] = index
-        return out
+    def load() -> Indexes:
+        return Indexes({info["project"]: {"packages": info["packages"], "registries": info["registries"]} for info in files.values()}, read_one)
 
     return load
 

@@ -170,18 +170,76 @@ class SymbolIndex:
         return parse_ranges(keys[key], self.all) if key in keys else 0
 
 
+class Indexes:
+    """Symbol indexes by project, each read when first asked for: a drift line names its package, so most answers
+    read one index, not all of them. `meta` is each project's packages and registries, known without reading it."""
+
+    def __init__(self, meta: dict[str, dict], load) -> None:
+        self.meta = meta  # project -> {"packages": [...], "registries": [...]}
+        self._load = load  # project -> SymbolIndex
+        self._read: dict[str, SymbolIndex] = {}
+
+    def __contains__(self, project: str) -> bool:
+        return project in self.meta
+
+    def __getitem__(self, project: str) -> SymbolIndex:
+        if project not in self._read:
+            self._read[project] = self._load(project)
+        return self._read[project]
+
+    def __bool__(self) -> bool:
+        return bool(self.meta)
+
+    def projects(self, packages: set[str] | None = None) -> list[str]:
+        """The projects, those with a package among `packages` first, then by name."""
+        return sorted(self.meta, key=lambda p: (not (set(self.meta[p]["packages"]) & (packages or set())), p))
+
+    def values(self) -> list[SymbolIndex]:
+        return [self[p] for p in sorted(self.meta)]
+
+
+def loaded(indexes: dict[str, SymbolIndex]) -> Indexes:
+    """Indexes over ones already read (tests, the MCP server's folder)."""
+    meta = {p: {"packages": i.packages, "registries": sorted(i.registries)} for p, i in indexes.items()}
+    return Indexes(meta, indexes.__getitem__)
+
+
+def header_meta(path: Path) -> dict:
+    """A file's project, packages and registry names, read from its header and its last lines only."""
+    with path.open(encoding="utf-8") as f:
+        head = json.loads(f.readline())
+    registries = []
+    with path.open("rb") as f:  # registry lines come last: read the file's tail backwards until a module line
+        f.seek(0, 2)
+        size = f.tell()
+        tail = b""
+        step = 1 << 16
+        while size and b'"module"' not in tail:
+            size = max(0, size - step)
+            f.seek(size)
+            tail = f.read(step) + tail
+    for raw in tail.splitlines():
+        if raw.startswith(b'{"keys"'):
+            try:
+                registries.append(json.loads(raw)["registry"])
+            except ValueError:
+                continue
+    return {"project": head["project"], "packages": head["packages"], "registries": sorted(registries)}
+
+
 def read_index(path: Path) -> SymbolIndex:
     with path.open(encoding="utf-8") as f:
         return SymbolIndex([json.loads(line) for line in f if line.strip()])
 
 
 @lru_cache(maxsize=4)
-def indexes(folder: Path) -> dict[str, SymbolIndex]:
-    """Every project's index in `folder` (data/catalog/symbols), by project slug; {} when there is none."""
-    if not folder.is_dir():
-        return {}
-    out = {}
-    for path in sorted(folder.glob("*.jsonl")):
-        index = read_index(path)
-        out[index.project] = index
-    return out
+def indexes(folder: Path) -> Indexes:
+    """Every project's index in `folder` (data/catalog/symbols), by project slug, each read when first needed."""
+    paths = {}
+    meta = {}
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.jsonl")):
+            info = header_meta(path)
+            paths[info["project"]] = path
+            meta[info["project"]] = {"packages": info["packages"], "registries": info["registries"]}
+    return Indexes(meta, lambda project: read_index(paths[project]))
