@@ -18,22 +18,13 @@ def harvest_command(args: argparse.Namespace) -> int:
     """`errdex harvest`: the projects' releases into data/catalog. Exit 0 when everything was harvested (files
     skipped and entries dropped are reported, not failures), 3 when some release could not be fetched and others
     were, 1 when none could be, 2 for bad arguments; a crash is a traceback, never 3."""
-    from .config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
+    from .config import CATALOG_ROOT, CONFIG_PATH
     from .fetch import Cache, default_cache
     from .run import exit_code, harvest
 
     config = args.config or CONFIG_PATH
-    try:
-        projects = load_config(config)
-    except (OSError, ConfigError) as exc:
-        sys.stderr.write(f"errdex harvest: {config}: {exc}\n")
-        return 2
-    unknown = [p for p in args.projects if p not in projects]
-    if unknown:
-        sys.stderr.write(f"errdex harvest: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
-        return 2
-    if args.releases and len(args.projects) != 1:
-        sys.stderr.write("errdex harvest: --releases needs exactly one PROJECT\n")
+    projects = _projects(args, "harvest")
+    if projects is None:
         return 2
     git = git_dirs(args.git, "harvest")
     if git is None:
@@ -49,6 +40,27 @@ def harvest_command(args: argparse.Namespace) -> int:
     for failure in outcome.failures:
         sys.stderr.write(f"errdex harvest: {shown(failure)}\n")
     return exit_code(outcome)
+
+
+def _projects(args: argparse.Namespace, command: str) -> dict | None:
+    """The configured projects, or None when the configuration or the PROJECT arguments are wrong (said on
+    standard error): `errdex harvest` and `errdex symbols` take the same ones."""
+    from .config import CONFIG_PATH, ConfigError, load_config
+
+    config = args.config or CONFIG_PATH
+    try:
+        projects = load_config(config)
+    except (OSError, ConfigError) as exc:
+        sys.stderr.write(f"errdex {command}: {config}: {exc}\n")
+        return None
+    unknown = [p for p in args.projects if p not in projects]
+    if unknown:
+        sys.stderr.write(f"errdex {command}: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
+        return None
+    if args.releases and len(args.projects) != 1:
+        sys.stderr.write(f"errdex {command}: --releases needs exactly one PROJECT\n")
+        return None
+    return projects
 
 
 def format_notes(outcome: Outcome) -> str:
@@ -94,25 +106,15 @@ def symbols_command(args: argparse.Namespace) -> int:
     (the index is then not written: it would claim a release lacks every name), 2 for bad arguments."""
     import time
 
-    from .config import CATALOG_ROOT, CONFIG_PATH, ConfigError, load_config
+    from .config import CATALOG_ROOT
     from .fetch import Cache, FetchError, default_cache
     from .run import fetch_release
     import json
 
     from .symbols import build_index, symbols_path, write_index
 
-    config = args.config or CONFIG_PATH
-    try:
-        projects = load_config(config)
-    except (OSError, ConfigError) as exc:
-        sys.stderr.write(f"errdex symbols: {config}: {exc}\n")
-        return 2
-    unknown = [p for p in args.projects if p not in projects]
-    if unknown:
-        sys.stderr.write(f"errdex symbols: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
-        return 2
-    if args.releases and len(args.projects) != 1:
-        sys.stderr.write("errdex symbols: --releases needs exactly one PROJECT\n")
+    projects = _projects(args, "symbols")
+    if projects is None:
         return 2
     if args.releases and args.new:
         sys.stderr.write("errdex symbols: --new takes the releases projects.yaml lists after the index's last; not with --releases\n")
