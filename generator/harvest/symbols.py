@@ -16,6 +16,7 @@ R is a ranges string; "" means "the same releases as the enclosing name" (most s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import defaultdict
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from .catalog import _why, version_key
 from .config import CATALOG_ROOT, Project
-from .extract_symbols import REGISTRY_KEY, python_symbols
+from ..catalog.symbols import parse_ranges, runs
+from .extract_symbols import REGISTRY_KEY, module_name, python_symbols
 from .fetch import Cache
 
 SYMBOLS_VERSION = "4"  # bump when extraction changes: cached results of older extractors are not reused
@@ -42,8 +44,11 @@ def symbols_path(slug: str, root: Path = CATALOG_ROOT) -> Path:
     return symbols_dir(root) / f"{slug}.jsonl"
 
 
-def _store(cache: Cache, sha: str) -> Path:
-    return cache.root / "symbols" / SYMBOLS_VERSION / sha[:2] / f"{sha}.json"
+def _store(cache: Cache, path: str, sha: str) -> Path:
+    """Where one file's symbols are kept: by its content and its path (a file's symbols depend on its module name:
+    relative imports, base classes)."""
+    key = sha + "-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+    return cache.root / "symbols" / SYMBOLS_VERSION / sha[:2] / f"{key}.json"
 
 
 def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str | None]:
@@ -54,19 +59,12 @@ def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str 
         found = python_symbols(cache.get_blob(sha), path)
     except Exception as exc:  # whatever a hostile file makes the extractor raise costs that file only
         return path, sha, None, _why(exc)
-    store = _store(cache, sha + "-" + _path_key(path))
+    store = _store(cache, path, sha)
     store.parent.mkdir(parents=True, exist_ok=True)
     tmp = store.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
     tmp.replace(store)
     return path, sha, found, None
-
-
-def _path_key(path: str) -> str:
-    # a file's symbols depend on its module name (relative imports, base classes), so on its path as well
-    import hashlib
-
-    return hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
 
 
 def release_files(project: Project, manifest: dict) -> list[tuple[str, str]]:
@@ -82,7 +80,7 @@ def extract_all(cache: Cache, jobs: Iterable[tuple[str, str]], workers: int, log
     unreadable: dict[str, str] = {}
     todo = []
     for path, sha in sorted(set(jobs)):
-        store = _store(cache, sha + "-" + _path_key(path))
+        store = _store(cache, path, sha)
         if store.is_file():
             found[(path, sha)] = json.loads(store.read_text(encoding="utf-8"))
         else:
@@ -109,8 +107,6 @@ class Fold:
         self.keys: dict[tuple, int] = defaultdict(int)
 
     def add(self, index: int, path: str, symbols: dict) -> None:
-        from .extract_symbols import module_name
-
         module = module_name(path)
         if module is None:
             return
@@ -135,6 +131,11 @@ class Fold:
                 keys[("cm", module, cls, m)] |= bit
                 for p in params:
                     keys[("cmp", module, cls, m, p)] |= bit
+            if f"{module}.{cls}" in self.project.flag_classes:  # its public fields are flags: max_model_len -> --max-model-len
+                for a in body["attrs"]:
+                    flag = "--" + a.replace("_", "-")
+                    if not a.startswith("_") and REGISTRY_KEY.fullmatch(flag):
+                        keys[("r", FLAGS, flag)] |= bit
         if self.project.flag_classes:  # a project with a command line (its flags classes say which): its flags
             for flag in symbols["flags"]:
                 keys[("r", FLAGS, flag)] |= bit
@@ -143,12 +144,6 @@ class Fold:
                 if any(fnmatch(path, w["path"]) and fnmatch(variable, w["variable"]) for w in wanted):
                     for key in found:
                         keys[("r", registry, key)] |= bit
-        for cls, body in symbols["classes"].items():
-            if f"{module}.{cls}" in self.project.flag_classes:
-                for a in body["attrs"]:
-                    flag = "--" + a.replace("_", "-")
-                    if not a.startswith("_") and REGISTRY_KEY.fullmatch(flag):  # a private field is no flag
-                        keys[("r", FLAGS, flag)] |= bit
 
     def lines(self) -> list[dict]:
         """The index's lines: modules in order, then registries."""
@@ -188,8 +183,6 @@ class Fold:
 def load_fold(project: Project, lines: list[dict]) -> Fold:
     """A fold continued from an index's lines (its header first): every symbol with the releases it had, so that
     newer releases are added without the older ones' files (`errdex symbols --new`)."""
-    from ..catalog.symbols import parse_ranges
-
     fold = Fold(project, list(lines[0]["releases"]))
     everything = (1 << len(fold.releases)) - 1
     for line in lines[1:]:
@@ -236,17 +229,8 @@ def _encode(node: dict, parent: int | None) -> dict:
 
 
 def ranges(mask: int) -> str:
-    """A bitmask of release indexes as runs: 0b1110111 -> "0-2,4-6"."""
-    runs, i = [], 0
-    while mask >> i:
-        if not (mask >> i) & 1:
-            i += 1
-            continue
-        start = i
-        while (mask >> i) & 1:
-            i += 1
-        runs.append(f"{start}" if i - 1 == start else f"{start}-{i - 1}")
-    return ",".join(runs)
+    """A bitmask of release indexes as runs: 0b1110111 -> "0-2,4-6" (what the reader's parse_ranges reads back)."""
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs(mask))
 
 
 def header(project: Project, releases: list[str]) -> dict:
@@ -260,8 +244,6 @@ def build_index(project: Project, cache: Cache, manifests: dict[str, dict], work
     """The index lines of `project` over the releases whose manifests are given (oldest first), of every module or
     only `modules` (`pkg.*`: pkg's submodules too), continuing the index `after` (its lines) when given; and the
     files that could not be read ({path: why})."""
-    from .extract_symbols import module_name
-
     def kept(path: str) -> bool:
         name = module_name(path) or ""
         return modules is None or any(name == m or (m.endswith(".*") and name.startswith(m[:-1])) for m in modules)
