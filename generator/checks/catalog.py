@@ -99,6 +99,18 @@ def _parse(n: int, line: str) -> tuple[dict | None, str]:
     return (entry, "") if isinstance(entry, dict) else (None, f"line {n} is not a JSON object")
 
 
+def schema_lines(path: Path, schema: str) -> Iterator[tuple[int, str, dict | None, str | list[Finding]]]:
+    """(line number, text, object, problem) for each line of a JSON Lines file checked against `schema`: the
+    object is None and the problem says why when the line is no JSON object (or cannot be read); else the problem
+    is the schema's findings (empty when it accepts the line)."""
+    for n, line, why in _read_lines(path):
+        data, why = _parse(n, line) if line is not None else (None, f"line {n} is {why}")
+        if data is None:
+            yield n, line or "", None, why
+            continue
+        yield n, line, data, schema_findings(schema, str(path), data, lambda pointer: (n, 1), plain=plain_json(line))
+
+
 def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
     """Every line's findings, in line order. The patterns' checks (most of the time: each pattern is analysed for
     portability and speed) run after the other checks of the file, in two processes for a big file."""
@@ -117,13 +129,11 @@ def _line_checks(path: Path, releases: list[str] | None) -> Iterator[Finding | t
     order = {v: i for i, v in enumerate(releases or [])}
     seen: dict[str, int] = {}
     previous_id = ""
-    for n, line, why in _read_lines(path):
+    for n, line, entry, refused in schema_lines(path, "catalog.schema.json"):
         where = (n, 1)
-        entry, why = _parse(n, line) if line is not None else (None, f"line {n} is {why}")
         if entry is None:
-            yield make("CAT001", str(path), "", why, where)
+            yield make("CAT001", str(path), "", refused, where)
             continue
-        refused = schema_findings("catalog.schema.json", str(path), entry, lambda pointer: where, plain=plain_json(line))
         if refused:
             clean_id = isinstance(entry.get("id"), str) and not any(f.pointer.startswith("/id") for f in refused)
             label = entry["id"] if clean_id else f"line {n}"

@@ -13,8 +13,8 @@ from pathlib import Path
 from ..cachedir import cached_findings
 from ..catalog.reader import SLUG
 from ..findings import Finding, make
-from .catalog import _parse, _read_lines
-from .catalogparts import plain_json, schema_findings
+from ..records.load import pointer_escape
+from .catalog import schema_lines
 
 SCHEMA = "catalog-symbols.schema.json"
 FOLDER = "symbols"
@@ -42,13 +42,11 @@ def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Findi
     slug = path.name[: -len(".jsonl")]
     count = None
     previous: tuple | None = None
-    for n, line, why in _read_lines(path):
+    for n, line, data, refused in schema_lines(path, SCHEMA):
         where = (n, 1)
-        data, why = _parse(n, line) if line is not None else (None, f"line {n} is {why}")
         if data is None:
-            yield make("CAT011", str(path), "", why, where)
+            yield make("CAT011", str(path), "", refused, where)
             continue
-        refused = schema_findings(SCHEMA, str(path), data, lambda pointer: where, plain=plain_json(line))
         if refused:
             for finding in refused[:3]:
                 yield make("CAT011", str(path), finding.pointer, finding.message, where)
@@ -92,7 +90,7 @@ def _beyond(node, count: int, pointer: str = "") -> str | None:
         for k, v in node.items():
             if k in ("module", "registry"):
                 continue
-            found = _beyond(v, count, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")
+            found = _beyond(v, count, f"{pointer}/{pointer_escape(k)}")
             if found:
                 return found
     return None
