@@ -78,17 +78,11 @@ def _symbols_reader(bundle: Bundle, files: dict[str, dict]) -> Any:
     import functools
     import zlib
 
-    from ..catalog.symbols import Indexes, SymbolIndex
-
-    by_project = {info["project"]: name for name, info in files.items()}
-
-    def read_one(project: str) -> SymbolIndex:
-        lines = zlib.decompress(bundle.section(f"symbols/{by_project[project]}")).decode("utf-8").splitlines()
-        return SymbolIndex([json.loads(line) for line in lines if line.strip()])
+    from ..catalog.symbols import Indexes
 
     @functools.lru_cache(maxsize=1)
     def load() -> Indexes:
-        return Indexes({info["project"]: {"packages": info["packages"], "registries": info["registries"]} for info in files.values()}, read_one)
+        return Indexes.of_files(files, lambda name: zlib.decompress(bundle.section(f"symbols/{name}")).decode("utf-8"))
 
     return load
 

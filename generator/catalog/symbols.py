@@ -10,6 +10,7 @@ project's).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -179,6 +180,14 @@ class Indexes:
         self._load = load  # project -> SymbolIndex
         self._read: dict[str, SymbolIndex] = {}
 
+    @classmethod
+    def of_files(cls, headers: dict[str, dict], text: Callable[[str], str]) -> "Indexes":
+        """Indexes of index files: `headers` maps each file's name to its header_meta, `text(name)` gives the
+        file's text when its project is first needed (from a folder, or from a bundle's section)."""
+        names = {info["project"]: name for name, info in headers.items()}
+        meta = {info["project"]: {"packages": info["packages"], "registries": info["registries"]} for info in headers.values()}
+        return cls(meta, lambda project: index_from_text(text(names[project])))
+
     def __contains__(self, project: str) -> bool:
         return project in self.meta
 
@@ -227,19 +236,16 @@ def header_meta(path: Path) -> dict:
     return {"project": head["project"], "packages": head["packages"], "registries": sorted(registries)}
 
 
+def index_from_text(text: str) -> SymbolIndex:
+    return SymbolIndex([json.loads(line) for line in text.splitlines() if line.strip()])
+
+
 def read_index(path: Path) -> SymbolIndex:
-    with path.open(encoding="utf-8") as f:
-        return SymbolIndex([json.loads(line) for line in f if line.strip()])
+    return index_from_text(path.read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=4)
 def indexes(folder: Path) -> Indexes:
     """Every project's index in `folder` (data/catalog/symbols), by project slug, each read when first needed."""
-    paths = {}
-    meta = {}
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.jsonl")):
-            info = header_meta(path)
-            paths[info["project"]] = path
-            meta[info["project"]] = {"packages": info["packages"], "registries": info["registries"]}
-    return Indexes(meta, lambda project: read_index(paths[project]))
+    headers = {path.name: header_meta(path) for path in sorted(folder.glob("*.jsonl"))} if folder.is_dir() else {}
+    return Indexes.of_files(headers, lambda name: (folder / name).read_text(encoding="utf-8"))
