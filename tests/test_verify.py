@@ -250,3 +250,20 @@ def test_a_release_fetched_from_an_address_is_checked_against_its_sha256(tmp_pat
         artifacts.fetch(wrong, tmp_path / "cache2", [links])
     with pytest.raises(artifacts.ArtifactError, match="needs source.release.sha256"):
         artifacts.fetch(Release(version="1.0", artifact="pkg_1.0.orig.tar.xz", url=release.url), tmp_path / "c3", [links])
+
+
+def test_a_file_a_build_moves_is_read_where_the_wheel_has_it(tmp_path: Path) -> None:
+    """Triton's wheel installs `third_party/nvidia/backend/` as `triton/backends/nvidia/`: a record names the
+    repository's path, and its snippet is read from the wheel's."""
+    import zipfile
+
+    from generator.verify import artifacts
+
+    wheel = tmp_path / "triton-3.4.0-cp312-cp312-manylinux_2_27_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("triton/backends/nvidia/compiler.py", "def f():\n    raise PTXASError('ptxas failed')\n")
+        z.writestr("triton/runtime/build.py", "x = 1\n")
+    assert "ptxas failed" in artifacts.read_member(wheel, "third_party/nvidia/backend/compiler.py")
+    assert artifacts.read_member(wheel, "python/triton/runtime/build.py") == "x = 1\n"
+    with pytest.raises(artifacts.ArtifactError, match="holds no file"):
+        artifacts.read_member(wheel, "third_party/amd/backend/compiler.py")

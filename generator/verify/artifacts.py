@@ -249,13 +249,25 @@ def _bounded(open_member: Callable, limit: int, artifact: Path, name: str) -> by
     return data
 
 
+# Folders a package's build moves: a repository path under the key is under the value in the artifact (Triton's
+# wheel installs each backend's `third_party/<name>/backend/` as `triton/backends/<name>/`).
+BUILD_MOVES = {
+    "third_party/nvidia/backend/": "triton/backends/nvidia/",
+    "third_party/amd/backend/": "triton/backends/amd/",
+}
+
+
 def read_member(artifact: Path, repo_path: str) -> str:
     """The text of the artifact's file that is `repo_path` of the repository: the same path, or one that ends
     with it or that it ends with (`src/transformers/x.py` is `transformers/x.py` in the wheel; llama.cpp's
-    `tools/x.cpp` is `vendor/llama.cpp/tools/x.cpp` in llama-cpp-python's sdist)."""
+    `tools/x.cpp` is `vendor/llama.cpp/tools/x.cpp` in llama-cpp-python's sdist), or the path a build moves it
+    to (BUILD_MOVES)."""
     entries = {m.path: n for n, m in enumerate(members(artifact))}  # a repeated path: the last one, as an unpacker would
+    moved = next((to + repo_path[len(frm):] for frm, to in BUILD_MOVES.items() if repo_path.startswith(frm)), None)
     if repo_path in entries:
         name = repo_path
+    elif moved is not None and moved in entries:
+        name = moved
     else:
         fits = sorted((n for n in entries if n.endswith("/" + repo_path) or repo_path.endswith("/" + n)), key=len, reverse=True)
         if not fits:
