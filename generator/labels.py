@@ -320,8 +320,8 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "catalog_intro": {"en": "Every error message {n} projects raise, read mechanically from {releases} released versions: where each is raised, and in which releases.",
                       "zh": "从 {releases} 个已发布版本中自动提取的 {n} 个项目抛出的全部错误消息：每条消息在哪里抛出、出现在哪些版本中。"},
     "project_title": {"en": "{project}: every error message, by module", "zh": "{project}：全部错误消息（按模块）"},
-    "project_intro": {"en": "{n} messages from {count} releases, {first} to {last}; {user} of them in code users meet first (entry points, configuration, engine, loading); {guided} have a guide.",
-                      "zh": "来自 {count} 个版本（{first} 至 {last}）的 {n} 条消息；其中 {user} 条位于用户最先接触的代码（入口、配置、引擎、加载）；{guided} 条有排错指南。"},
+    "project_intro": {"en": "{n} messages from {count} releases, {first} to {last}; {user} of them in code users meet first (entry points, configuration, engine, loading); {guided} are explained by a record.",
+                      "zh": "来自 {count} 个版本（{first} 至 {last}）的 {n} 条消息；其中 {user} 条位于用户最先接触的代码（入口、配置、引擎、加载）；{guided} 条已有记录解释。"},
     "module_title": {"en": "{project} {module}: error messages", "zh": "{project} {module}：错误消息"},
     "release_title": {"en": "{project} {release}: errors added, removed and reworded since {previous}", "zh": "{project} {release}：相对 {previous} 新增、移除和改写的错误"},
     "releases": {"en": "Releases", "zh": "版本"},
@@ -331,7 +331,7 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "release": {"en": "Release", "zh": "版本"},
     "messages": {"en": "Messages", "zh": "消息数"},
     "user_facing": {"en": "User-facing", "zh": "面向用户"},
-    "with_guide": {"en": "With a guide", "zh": "有指南"},
+    "with_guide": {"en": "With a record", "zh": "有记录"},
     "harvested": {"en": "Releases read", "zh": "已读取的版本"},
     "added": {"en": "Added", "zh": "新增"},
     "removed": {"en": "Removed", "zh": "移除"},
@@ -344,8 +344,8 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "raised_by": {"en": "Raised by releases", "zh": "抛出它的版本"},
     "gone_since": {"en": "gone since {release}", "zh": "自 {release} 起不再出现"},
     "to": {"en": "{a} to {b}", "zh": "{a} 至 {b}"},
-    "guide": {"en": "Guide", "zh": "指南"},
-    "no_guide": {"en": "No guide yet", "zh": "尚无指南"},
+    "guide": {"en": "Explained by", "zh": "解释它的记录"},
+    "no_guide": {"en": "No record explains it yet", "zh": "尚无记录解释它"},
     "details": {"en": "Details", "zh": "详情"},
     "user": {"en": "user-facing", "zh": "面向用户"},
     "internal": {"en": "internal", "zh": "内部"},
@@ -363,11 +363,28 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "template": {"en": "Message template", "zh": "消息模板"},
     "sites": {"en": "Where it is raised, per release", "zh": "各版本中的抛出位置"},
     "variants": {"en": "Other wordings of this message", "zh": "这条消息的其他措辞"},
-    "start_guide": {"en": "Start a guide: write a record from this entry", "zh": "编写指南：从这个条目开始写一条记录"},
+    "start_guide": {"en": "Write the record: start it from this entry", "zh": "编写记录：从这个条目开始"},
     "propose": {"en": "Or propose it in an issue", "zh": "或在 issue 中提出"},
     "kind": {"en": "Kind", "zh": "类型"},
     "exception": {"en": "Exception", "zh": "异常"},
+    # an entry's guide (generator/harvest/guides.py): read from the code, never a curated fix
+    "from_code": {"en": "Read from the code of {project} {release} (not a curated fix)", "zh": "读自 {project} {release} 的代码（并非人工整理的修复方法）"},
+    "guard_if": {"en": "Raised when", "zh": "触发条件"},
+    "guard_else": {"en": "Raised when this is false", "zh": "以下条件不成立时触发"},
+    "guard_while": {"en": "Raised while", "zh": "以下条件成立时（循环中）触发"},
+    "guard_except": {"en": "Raised on", "zh": "捕获到以下异常时触发"},
+    "guard_case": {"en": "Raised in the case", "zh": "匹配以下分支时触发"},
+    "guard_assert": {"en": "Asserts", "zh": "断言条件"},
+    "code_comment": {"en": "Comment above it", "zh": "上方注释"},
+    "code_doc": {"en": "In {function}", "zh": "所在函数 {function}"},
+    "code_options": {"en": "Options it names", "zh": "涉及的选项"},
+    "code_default": {"en": "default {value}", "zh": "默认值 {value}"},
 }
+
+
+# the labels that word an entry's guide (the entry view has them all; the paste page takes these)
+CODE_LABEL_KEYS = ("from_code", "guard_if", "guard_else", "guard_while", "guard_except", "guard_case", "guard_assert",
+                   "code_comment", "code_doc", "code_options", "code_default")
 
 
 def catalog_label(key: str, lang: str, **values: str) -> str:

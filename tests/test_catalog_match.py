@@ -191,6 +191,14 @@ def catalog_site(built_site, tmp_path_factory):
     for rel, body in catalog_match_files(write_catalog(_fixture(), tmp_path_factory.mktemp("cat") / "catalog")).items():
         (root / "api" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "api" / rel).write_bytes(body)
+    # one entry's line of its entries file, with a guide (hostile text in it: markup, a label's hole, a replacement pattern)
+    entries = root / "api" / api_path("catalog_entries", "00", project="vllm")
+    entries.parent.mkdir(parents=True, exist_ok=True)
+    entries.write_text(json.dumps({"id": "vllm/0032c5647d53c1e0", "project": "vllm", "function": "_check",
+                                   "guide": {"release": "0.7.2", "path": "vllm/multimodal/processing.py", "line": 1259,
+                                             "guard": {"kind": "if", "source": "modality not in self.supported {value} $&"},
+                                             "options": [{"kind": "flag", "name": "limit_mm_per_prompt", "flag": "--limit-mm-per-prompt",
+                                                          "help": "<b>x</b>", "path": "vllm/engine/arg_utils.py", "line": 5}]}}) + "\n")
     with serving(root) as url:
         yield url
 
@@ -251,6 +259,13 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
         entry = items[0].query_selector("a[data-errdex-entry]").get_attribute("href")
         assert entry == root + "catalog/entry/?id=vllm%2F0032c5647d53c1e0"
         assert items[0].query_selector("a[data-errdex-guide]") is None
+        # what the code says around it, from its line of the API's entries file, labelled as read from the code
+        page.wait_for_selector("[data-errdex-catalog-result] [data-errdex-code]")
+        code = items[0].query_selector("[data-errdex-code]").inner_text()
+        assert ("Read from the code of vllm 0.7.2 (not a curated fix)" if lang == "en" else "读自 vllm 0.7.2 的代码（并非人工整理的修复方法）") in code
+        assert ("Raised when" if lang == "en" else "触发条件") in code and "modality not in self.supported {value} $&" in code
+        assert "--limit-mm-per-prompt" in code and "<b>x</b>" in code
+        assert items[1].query_selector("[data-errdex-code]") is None  # a record explains it: its fix, not the code
         guide = items[1].query_selector("a[data-errdex-guide]")  # links.json: a curated record explains it
         assert guide.get_attribute("href") == root + "errors/demo/request-timeout/"
         # and its card shows that record's fix

@@ -28,6 +28,11 @@ CATALOG = DATASET.parent / "catalog"
 HOSTILE_ID = "demo/0123456789abcdef"
 HOSTILE = "<script>alert(1)</script> {} </h3><img src=x onerror=alert(2)> ERRDEXFRAMEBODY"
 OLD, NEW = "demo/1111111111111111", "demo/2222222222222222"  # one message, reworded in 0.3.0
+# a guide of upstream text: markup, a label's own hole and a replacement pattern, in every part
+HOSTILE_GUIDE = {"release": "0.3.0", "path": "servekit/x.py", "line": 30, "guard": {"kind": "else", "source": "<img src=x onerror=alert(5)> {release}"},
+                 "comment": "</dd><script>alert(6)</script>", "doc": "<b>doc</b> $& $1",
+                 "options": [{"kind": "flag", "name": "max_len", "flag": "--max-len", "default": "<i>4096</i> {value} $&", "help": "<a href=x>help</a>",
+                              "path": "servekit/args.py", "line": 7}]}
 
 
 def _entry(eid: str, template: str, releases: list, sites: list, **more) -> str:
@@ -45,7 +50,7 @@ def catalog_dir(tmp_path_factory) -> Path:
     with (root / "catalog" / "demo.jsonl").open("a", encoding="utf-8") as f:
         f.write(_entry(HOSTILE_ID, HOSTILE, [["0.1.0", "0.3.0"]], [
             {"from": "0.1.0", "to": "0.3.0", "path": "servekit/<b>x</b>.py", "line": 30, "statement": "raise ValueError('</pre><script>alert(3)</script>')",
-             "lines": [["0.1.0", 10], ["0.2.0", 20], ["0.3.0", 30]]}]))
+             "lines": [["0.1.0", 10], ["0.2.0", 20], ["0.3.0", 30]]}], guide=HOSTILE_GUIDE))
         f.write(_entry(OLD, "Prefix cache is off for {}", [["0.1.0", "0.2.0"]],
                        [{"from": "0.1.0", "to": "0.2.0", "path": "servekit/sched.py", "line": 40, "statement": "raise ValueError(...)"}], variants=[NEW]))
         f.write(_entry(NEW, "Prefix cache is off for {}.", [["0.3.0", "0.3.0"]],
@@ -174,6 +179,7 @@ def test_the_api_files(site):
             assert doc["id"].split("/")[1].startswith(path.stem)
             lines[doc["id"]] = line
         assert list(lines) == sorted(lines)
+    assert json.loads(lines[HOSTILE_ID])["guide"] == HOSTILE_GUIDE  # an entry's guide is in its line, as the catalog has it
     assert {e["id"]: e["sha256"] for e in project["entries"]} == {k: hashlib.sha256(v).hexdigest() for k, v in lines.items()}
     assert not [f for f in manifest["files"] if "/entries/" in f] and routes.api_path("catalog_project", project="demo") in manifest["files"]
     doc = json.loads(lines[HOSTILE_ID])
@@ -200,7 +206,16 @@ def test_the_entry_view_renders_an_entry_as_text(browser, site):
         assert pg.locator(".errdex-cat-view p code").first.inner_text() == HOSTILE  # the message, as text
         assert pg.locator(".errdex-cat-view h2").inner_text() == entry_title(HOSTILE)  # its title, as text too
         assert pg.locator(".errdex-cat-view script, .errdex-cat-view img").count() == 0 and not dialogs
-        assert "尚无指南" in pg.locator(".errdex-cat-view").inner_text()
+        view = pg.locator(".errdex-cat-view").inner_text()
+        assert "尚无记录解释它" in view
+        # its guide: read from the code, every part as text
+        assert "读自 demo 0.3.0 的代码（并非人工整理的修复方法）" in view
+        code = pg.locator(".errdex-cat-code")
+        assert code.locator("code").first.inner_text() == HOSTILE_GUIDE["guard"]["source"]
+        text = code.inner_text()
+        assert "以下条件不成立时触发" in text and HOSTILE_GUIDE["comment"] in text and "<b>doc</b> $& $1" in text
+        assert "--max-len (默认值 <i>4096</i> {value} $&): <a href=x>help</a>" in text
+        assert code.locator("script, img, i, b, a").count() == 0
         issue = pg.locator(".errdex-cat-view a", has_text="在 issue 中提出").get_attribute("href")
         assert "template=new-error.yml" in issue and "message=%3Cscript%3Ealert" in issue
         pg.goto(url + routes.catalog_page_url("catalog_entry", lang="en") + "?id=demo/ffffffffffffffff")

@@ -291,11 +291,31 @@ OOM_OLD = 'raise ValueError("No available memory for the cache blocks. Try incre
 OOM_NEW = 'raise ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` (or `kv_cache_memory_bytes` on CPU) when initializing the engine.")'
 
 
+API = textwrap.dedent('''\
+    import argparse
+
+
+    def make_parser():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--port", type=int, default=8000, help="The port the server listens on.")
+        return parser
+
+
+    def serve(n, port):
+        """Start the API server.
+
+        More text."""
+        # another server may hold the port
+        if port_in_use(port):
+            raise ValueError(f"Port {n} is already in use by another server")
+    ''')
+
+
 def _demo_files(version: str) -> dict[str, str]:
     oom = OOM_OLD if version in ("1.0", "1.1") else OOM_NEW
     files = {
         "demo/engine.py": f"def check_memory():\n    {oom}\n",
-        "demo/entrypoints/api.py": "def serve(n):\n    raise ValueError(f\"Port {n} is already in use by another server\")\n",
+        "demo/entrypoints/api.py": API,
         "demo/tests/test_x.py": "def test():\n    raise ValueError('Only a test raises this message')\n",
         "demo/vendored/lib.py": "def f():\n    raise ValueError('Vendored code raises this message')\n",
         "demo/README.txt": "not code",
@@ -401,7 +421,15 @@ def test_harvest_writes_a_valid_catalog_with_version_ranges(workspace, capsys) -
     moved = demo["Worker crashed while running the model: {}"]
     assert [(s["path"], s["from"], s["to"]) for s in moved["sites"]] == [("demo/worker.py", "1.0", "1.1"), ("demo/worker/worker.py", "1.2", "1.3")]
     assert (moved["kind"], moved["level"], moved["tier"]) == ("log", "error", "user")
-    assert demo["Port {} is already in use by another server"]["tier"] == "user"
+    port = demo["Port {} is already in use by another server"]
+    assert port["tier"] == "user"
+    # a user-facing entry's guide, read from the code at its newest site
+    assert port["guide"] == {"release": "1.3", "path": "demo/entrypoints/api.py", "line": 16,
+                             "guard": {"kind": "if", "source": "port_in_use(port)"}, "comment": "another server may hold the port",
+                             "doc": "Start the API server.",
+                             "options": [{"kind": "flag", "name": "port", "flag": "--port", "default": "8000", "help": "The port the server listens on.",
+                                          "path": "demo/entrypoints/api.py", "line": 6}]}
+    assert "guide" not in old  # internal entries get none
     assert old["tier"] == "internal"
     assert not any("test raises" in t or "Vendored" in t for t in demo)  # tests and vendored code are skipped
     native = _entries(ws, "native")

@@ -209,6 +209,9 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     assert first["catalog"][0]["releases"] == [["0.1.0", "0.3.0"]]
     assert second["id"] == QUEUE_ENTRY and second["type"] == "catalog" and second["values"] == ["17"]
     assert second["catalog"]["sites"][0]["path"] == "servekit/sched.py" and second["catalog"]["first"] == "0.2.0"
+    # what the code says around it: the entry's guide, in its card, labelled as read from the code
+    assert second["card"]["from_code"]["guard"] == {"kind": "if", "source": "len(self.waiting) >= self.max_waiting"}
+    assert second["card"]["from_code"]["options"][0]["flag"] == "--max-waiting" and "fix" not in second["card"]
     # The log's release: an entry that release does not have drops, and says why.
     old = server.ok("match_log", text=log, versions={"servekit": "0.1.0"})
     queue = next(r for r in old["results"] if r["id"] == QUEUE_ENTRY)

@@ -79,8 +79,9 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list
 def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
     """The answer card (generator.api.card, in each record's API document): what every surface shows of a result
     first. A catalog entry's:
-    its title cut from the message, project, exception and releases (with the oldest and newest harvested), and
-    the fix of the record that explains it (`guide`) when one does."""
+    its title cut from the message, project, exception and releases (with the oldest and newest harvested), what
+    the code says around it (`from_code`: the entry's guide, read mechanically at a release, never a curated fix),
+    and the fix of the record that explains it (`guide`) when one does."""
     if item["type"] == "record":
         out = dict(k.api.document(item["id"])["card"])
         out["url"] = item.get("url")
@@ -88,7 +89,7 @@ def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
         c = item["catalog"]
         names = k.catalog.projects[c["project"]].releases
         out = {"title": c["title"], "project": c["project"], "exception": c.get("exception"), "releases": c.get("releases", []),
-               "harvested": [names[0], names[-1]] if names else None}
+               "harvested": [names[0], names[-1]] if names else None, "from_code": c.get("guide")}
         guide = next(iter(k.catalog.links.get(item["id"], ())), None)
         if guide is not None and guide in k.api.documents:
             doc = k.api.document(guide)

@@ -79,6 +79,8 @@ def entry_summary(project: Project, entry: Entry, at: int | None = None) -> dict
     }
     if d.get("variants"):
         out["variants"] = d["variants"]
+    if d.get("guide"):
+        out["guide"] = d["guide"]
     return {k: v for k, v in out.items() if v is not None}
 
 

@@ -73,6 +73,22 @@ def entry_schema() -> dict[str, Any]:
         "lines": _list({"type": "array", "prefixItems": [VERSION, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2},
                        minItems=2, description="when the statement moved within the range: each stretch's first release and its line, oldest first (the last is `line`)"),
     }, ["from", "to", "path", "line", "statement"])
+    option = _object({
+        "kind": {"enum": ["flag", "field"]},
+        "name": {"type": "string", "maxLength": 100, "pattern": r"^[A-Za-z0-9_.]+$"},
+        "flag": {"type": "string", "maxLength": 102, "pattern": r"^--[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+        "class": {"type": "string", "maxLength": 200, "pattern": rf"^{_IDENT}$"},
+        "default": _text(1, 300), "help": _text(1, 300), "path": PATH, "line": {"type": "integer", "minimum": 1},
+    }, ["kind", "name", "path", "line"])
+    guide = _object({
+        "release": VERSION, "path": PATH, "line": {"type": "integer", "minimum": 1},
+        "guard": _object({"kind": {"enum": ["if", "else", "while", "except", "case", "assert"]}, "source": _text(1, 300)}, ["kind", "source"],
+                         description="the condition that guards the statement: the nearest enclosing `if` test (or the `else` of one), `while`, `except` clause, `case` pattern, or the asserted condition, as source"),
+        "comment": _text(1, 300, "the comment just above the statement (or above its guard); " + FREE_TEXT),
+        "doc": _text(1, 300, "the first line of the enclosing function's docstring (its doc comment in C, C++ and Rust); " + FREE_TEXT),
+        "options": _list(option, maxItems=4, description="configuration fields and command-line flags the condition or the message names, as declared in that release (argparse, dataclass and pydantic fields)"),
+    }, ["release", "path", "line"], minProperties=4,
+        description="read mechanically from the code at `release` around the newest site (generator/harvest/guides.py): what the code gives, never a curated fix")
     return _document("catalog.schema.json", "errdex catalog entry",
                      "One line of data/catalog/<project>.jsonl: one message template that a project's releases raise or log (see CATALOG_FORMAT in the README).",
                      _object({
@@ -92,6 +108,7 @@ def entry_schema() -> dict[str, Any]:
                          "first": VERSION,
                          "last": VERSION,
                          "variants": _list(ENTRY_ID, uniqueItems=True),
+                         "guide": guide,
                      }, ["id", "project", "template", "pattern", "literal", "specificity", "kind", "exception", "level", "tier",
                          "function", "sites", "releases", "first", "last"]))
 

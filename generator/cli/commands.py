@@ -192,6 +192,12 @@ def cmd_verify_sources(args: argparse.Namespace) -> int:
     return 1 if fails(findings, args.strict) else 0
 
 
+def cmd_guides(args: argparse.Namespace) -> int:
+    from ..harvest.commands import guides_command
+
+    return guides_command(args)
+
+
 def cmd_symbols(args: argparse.Namespace) -> int:
     from ..harvest.commands import symbols_command
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..catalog.query import traceback_fit
+from ..labels import catalog_label
 from ..match.output import hit_lines
 from ..terminal import json_text, shown
 
@@ -40,7 +41,7 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     for site in c.get("sites", [])[:1]:
         out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
     if not item["card"].get("guide"):
-        out.append(f"   no guide yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
+        out.append(f"   no record explains it yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
     return out
 
 
@@ -95,10 +96,34 @@ def card_lines(item: dict[str, Any]) -> list[str]:
             out.append(f"   copy: {shown(command)}")
     elif item["type"] != "record":
         out.append("   fix: none yet (no record explains this message)")
+    if card.get("from_code"):
+        out += code_lines(card["from_code"], card["project"], (item.get("catalog") or {}).get("function"))
     if card.get("guide"):
         out.append(f"   guide: {shown(card['guide'])}")
     if card.get("url"):
         out.append(f"   page: {shown(card['url'])}")
+    return out
+
+
+def code_lines(guide: dict[str, Any], project: str, function: str | None) -> list[str]:
+    """An entry's guide (read from the code at a release, generator/harvest/guides.py), in the words of the
+    catalog's labels: the guard, the comment above, the function's docstring line, the options it names."""
+    L = lambda key, **values: catalog_label(key, "en", **{k: shown(v) for k, v in values.items()})  # noqa: E731
+    out = [f"   {L('from_code', project=project, release=guide['release'])}:"]
+    guard = guide.get("guard")
+    if guard:
+        out.append(f"     {L('guard_' + guard['kind'])}: {shown(guard['source'])}")
+    if guide.get("comment"):
+        out.append(f"     {L('code_comment')}: {shown(guide['comment'])}")
+    if guide.get("doc") and function:
+        out.append(f"     {L('code_doc', function=function)}: {shown(guide['doc'])}")
+    if guide.get("options"):
+        out.append(f"     {L('code_options')}:")
+    for option in guide.get("options", []):
+        name = option.get("flag") or (f"{option['class']}.{option['name']}" if option.get("class") else option["name"])
+        default = f" ({L('code_default', value=option['default'])})" if option.get("default") else ""
+        said = f": {shown(option['help'])}" if option.get("help") else ""
+        out.append(f"       {shown(name)}{default}{said}")
     return out
 
 

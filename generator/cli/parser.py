@@ -11,6 +11,7 @@ from ..records.load import DATA_ROOT
 from .commands import (
     cmd_build,
     cmd_bundle,
+    cmd_guides,
     cmd_harvest,
     cmd_import,
     cmd_mark_translated,
@@ -129,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_symbols)
+
+    p = sub.add_parser("guides", help="read each user-facing catalog entry's guide from the code at its newest site (the guarding condition, the comment above, the function's docstring, the options it names) into data/catalog")
+    p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: all)")
+    p.add_argument("--cache", type=Path, default=None, help="the download and extraction cache (default: ~/.cache/errdex or $ERRDEX_CACHE)")
+    p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="a local clone or mirror for a project read from git (repeatable)")
+    p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_guides)
 
     p = sub.add_parser("stats", help="per project: catalog templates, user-facing ones, curated records and coverage")
     p.add_argument("--data", type=Path, default=DATA_ROOT, help="the records folder (default: data/errors)")

@@ -169,6 +169,7 @@ class Entry:
     sites: list[dict] = field(default_factory=list)
     releases: list[list[str]] = field(default_factory=list)
     variants: list[str] = field(default_factory=list)
+    guide: dict | None = None  # read from the code at its newest site (generator.harvest.guides)
 
     def to_json(self) -> dict:
         data = {k: getattr(self, k) for k in ENTRY_KEYS if k not in ("first", "last")}
@@ -176,12 +177,14 @@ class Entry:
         data["last"] = self.releases[-1][1]
         if self.variants:
             data["variants"] = sorted(self.variants)
+        if self.guide:
+            data["guide"] = self.guide
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Entry":
         kwargs = {k: data[k] for k in ENTRY_KEYS if k not in ("first", "last")}
-        return cls(**kwargs, variants=list(data.get("variants", [])))
+        return cls(**kwargs, variants=list(data.get("variants", [])), guide=data.get("guide"))
 
 
 @dataclass

@@ -57,7 +57,7 @@ def _projects(args: argparse.Namespace, command: str) -> dict | None:
     if unknown:
         sys.stderr.write(f"errdex {command}: unknown project {', '.join(unknown)}; known: {', '.join(projects)}\n")
         return None
-    if args.releases and len(args.projects) != 1:
+    if getattr(args, "releases", None) and len(args.projects) != 1:
         sys.stderr.write(f"errdex {command}: --releases needs exactly one PROJECT\n")
         return None
     return projects
@@ -159,4 +159,47 @@ def symbols_command(args: argparse.Namespace) -> int:
             print(f"skipped {slug} {shown(file)}: {shown(why)}")
         print(f"wrote {path}: {len(lines) - 1} lines, {path.stat().st_size} bytes, {len(lines[0]['releases'])} releases, "
               f"{time.perf_counter() - started:.1f} s")
+    return status
+
+
+def guides_command(args: argparse.Namespace) -> int:
+    """`errdex guides`: each user-facing entry's guide, read from the cached release sources at its newest site
+    (fetching into the cache a release it lacks), written into the project's catalog file. A guide whose site is
+    unchanged is kept. Exit 0, 3 when some release could not be fetched (those entries keep no guide), 2 for bad
+    arguments."""
+    import time
+
+    from .catalog import load_fold, write_catalog
+    from .config import CATALOG_ROOT
+    from .fetch import Cache, FetchError, default_cache
+    from .guides import add_guides
+    from .run import fetch_release
+
+    projects = _projects(args, "guides")
+    if projects is None:
+        return 2
+    git = git_dirs(args.git, "guides")
+    if git is None:
+        return 2
+    cache = Cache(args.cache or default_cache())
+    root = args.out or CATALOG_ROOT
+    status = 0
+    for slug in args.projects or sorted(projects):
+        project = projects[slug]
+        started = time.perf_counter()
+        fold = load_fold(project, root)
+        if not fold.entries:
+            continue
+        wanted = sorted({e.sites[-1]["to"] for e in fold.entries.values() if e.tier == "user"})
+        for version in wanted:
+            if cache.manifest(slug, version) is None:
+                try:
+                    fetch_release(project, version, cache, git)
+                except FetchError as exc:
+                    sys.stderr.write(f"errdex guides: {slug} {version}: {shown(exc)}\n")
+                    status = 3
+        read, have = add_guides(cache, project, fold.entries.values())
+        path, _ = write_catalog(fold, root)
+        users = sum(1 for e in fold.entries.values() if e.tier == "user")
+        print(f"{slug}: {have} of {users} user-facing entries have a guide ({read} read), {path}, {time.perf_counter() - started:.1f} s")
     return status

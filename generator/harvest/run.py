@@ -16,10 +16,11 @@ from pathlib import Path
 
 from ..verify.packageindex import ArtifactError, index_files
 from ..terminal import shown
-from .catalog import (Dropped, Fold, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
+from .catalog import (Dropped, Fold, catalog_path, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
                       write_releases)
 from .config import CATALOG_ROOT, CONFIG_PATH, Project
 from .fetch import Cache, FetchError, fetch_git, fetch_pypi, git_tags, release_info, release_versions
+from .guides import add_guides
 
 RELEASE_TAG = re.compile(r"v?\d+(\.\d+){1,3}(\.post\d+)?")
 
@@ -158,6 +159,11 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
             continue
         if not fold.releases:
             continue
+        if not new:  # a rebuilt fold keeps the guides of the catalog it replaces (reused where the site is unchanged)
+            old = {e.id: e.guide for e in load_fold(project, root).entries.values()} if catalog_path(slug, root).is_file() else {}
+            for entry in fold.entries.values():
+                entry.guide = old.get(entry.id)
+        add_guides(cache, project, fold.entries.values())
         path, dropped = write_catalog(fold, root)
         outcome.written.append(path)
         outcome.dropped += [_dropped_entry(slug, d) for d in dropped]

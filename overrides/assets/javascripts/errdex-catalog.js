@@ -45,6 +45,29 @@
     list.appendChild(dd);
   }
 
+  // The entry's guide: what the code says around the message at one release (generator/harvest/guides.py),
+  // labelled as read from the code, never as a fix.
+  function fromCode(doc) {
+    var g = doc.guide;
+    view.appendChild(el("h3", fill(L.from_code, { project: doc.project, release: g.release })));
+    var dl = el("dl", null, "errdex-cat-dl errdex-cat-code");
+    if (g.guard && L["guard_" + g.guard.kind]) row(dl, L["guard_" + g.guard.kind], el("code", g.guard.source));
+    if (g.comment) row(dl, L.code_comment, g.comment);
+    if (g.doc && doc.function) row(dl, fill(L.code_doc, { function: doc.function }), g.doc);
+    if (g.options && g.options.length) {
+      var ul = el("ul");
+      g.options.forEach(function (o) {
+        var li = el("li");
+        li.appendChild(el("code", o.flag || (o["class"] ? o["class"] + "." + o.name : o.name)));
+        if (o["default"]) li.appendChild(document.createTextNode(" (" + fill(L.code_default, { value: o["default"] }) + ")"));
+        if (o.help) li.appendChild(document.createTextNode(": " + o.help));
+        ul.appendChild(li);
+      });
+      row(dl, L.code_options, ul);
+    }
+    view.appendChild(dl);
+  }
+
   function render(doc, id) {
     view.textContent = "";
     view.appendChild(el("h2", doc.title || doc.template)); // a title cut from the message (generator.catalog.query.entry_title)
@@ -58,6 +81,7 @@
     row(facts, L.raised_by, ranges(doc));
     if (doc.links && doc.links.module) row(facts, L.module, link(lang === "zh" ? doc.links.module_zh : doc.links.module, doc.module));
     view.appendChild(facts);
+    if (doc.guide) fromCode(doc);
 
     if (doc.guides && doc.guides.length) {
       view.appendChild(el("h3", L.guide));

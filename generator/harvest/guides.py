@@ -1,0 +1,481 @@
+"""A catalog entry's guide: what the code around a message says about it, read mechanically at one release.
+
+For the newest site of an entry (the file and line of its newest release), the guide holds what the code gives
+and nothing else: the condition that guards the raise (the nearest enclosing `if` test, the `else` of one, the
+`except` clause, or the asserted condition), the comment just above the statement (or above its guard), the first
+line of the enclosing function's docstring (a doc comment in C, C++ and Rust), and the configuration fields and
+command-line flags that the condition or the message names, with their default and help text at that release
+(argparse `add_argument`, dataclass and pydantic fields of configuration classes). A part the code does not give
+is left out; a guide with no part at all is not written.
+
+Upstream files are hostile input: each text is clipped (MAX_TEXT), a file that cannot be parsed gives no guide,
+and option tables are read once per file content and cached (`<cache>/guides/<GUIDE_VERSION>/`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import warnings
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .. import chars
+from .catalog import version_key
+from .config import Project
+from .fetch import Cache
+
+GUIDE_VERSION = "1"  # bump when what a guide holds changes: cached option tables of older versions are not reused
+MAX_TEXT = 300  # characters of a condition, comment, docstring line, default or help text
+MAX_COMMENT_LINES = 3
+MAX_OPTIONS = 4  # options one guide names
+MAX_SOURCE = 4 << 20  # bytes of a file read for a guide or an option table
+# classes whose annotated fields are configuration (dataclasses, pydantic models, argument classes)
+CONFIG_CLASS = re.compile(r"(Config|Args|Arguments|Settings|Options|Params|Parameters)$")
+_PREFILTER = re.compile(rb"add_argument|class\s+\w*(?:Config|Args|Arguments|Settings|Options|Params|Parameters)\b")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)")
+_FLAG_NAME = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+# names too common to stand for one option (`model`, `config`, ... are attributes of everything)
+GENERIC = frozenset({"self", "cls", "args", "kwargs", "config", "model", "name", "value", "type", "path", "key",
+                     "data", "x", "y", "i", "n", "k", "v", "e", "f", "len", "str", "int", "float", "bool", "list",
+                     "dict", "tuple", "set", "none", "true", "false", "shape", "size", "device", "dtype_", "kind"})
+
+
+def clip(text: str | None) -> str | None:
+    """Upstream text as a guide holds it: cut to MAX_TEXT characters; none when it holds a character the
+    catalog refuses (generator/chars.py), so that such a text costs only itself, not its entry."""
+    if text is None or chars.first_unsafe(text) or chars.HIDDEN.search(text):
+        return None
+    text = " ".join(text.split()) if "\n" in text and len(text) > MAX_TEXT else text
+    text = text.strip()
+    if not text:
+        return None
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+# --- Python ------------------------------------------------------------------------------------------------
+
+_STATEMENT_LISTS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def _chain(tree: ast.Module, line: int) -> list[tuple[ast.AST, str]]:
+    """The nodes from the module down to the innermost statement that starts at `line`, each with the field of
+    its parent it sits in (`body`, `orelse`, ...)."""
+    chain: list[tuple[ast.AST, str]] = [(tree, "")]
+    node: ast.AST = tree
+    while True:
+        found = None
+        for fieldname in _STATEMENT_LISTS:
+            for child in getattr(node, fieldname, None) or []:
+                start = getattr(child, "lineno", None)
+                end = getattr(child, "end_lineno", start)
+                if start is None:  # match cases have no position of their own: their body does
+                    body = getattr(child, "body", None) or []
+                    if body and body[0].lineno <= line <= body[-1].end_lineno:
+                        found = (child, fieldname)
+                elif start <= line <= end:
+                    found = (child, fieldname)
+                if found:
+                    break
+            if found:
+                break
+        if found is None:
+            return chain
+        chain.append(found)
+        node = found[0]
+
+
+def _source(node: ast.AST) -> str | None:
+    try:
+        return clip(ast.unparse(node))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _guard(chain: list[tuple[ast.AST, str]], line: int) -> tuple[dict | None, int | None]:
+    """The nearest guard of the statement at the end of `chain`, and the line its comment would sit above."""
+    statement = chain[-1][0]
+    if isinstance(statement, ast.Assert) and statement.lineno == line:
+        return {"kind": "assert", "source": _source(statement.test)}, statement.lineno
+    for depth in range(len(chain) - 1, 0, -1):
+        node, fieldname = chain[depth]
+        parent = chain[depth - 1][0]
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            return None, None
+        if isinstance(parent, ast.If):
+            kind = "if" if fieldname == "body" else "else"
+            return {"kind": kind, "source": _source(parent.test)}, parent.lineno
+        if isinstance(parent, (ast.While,)) and fieldname == "body":
+            return {"kind": "while", "source": _source(parent.test)}, parent.lineno
+        if isinstance(node, ast.ExceptHandler):
+            caught = _source(node.type) if node.type is not None else "any exception"
+            return {"kind": "except", "source": caught}, node.lineno
+        if isinstance(node, ast.match_case):
+            return {"kind": "case", "source": _source(node.pattern)}, None
+    return None, None
+
+
+def _comment_above(lines: list[str], line: int | None) -> str | None:
+    """The `#` comment lines just above 1-based `line` (contiguous, at most MAX_COMMENT_LINES)."""
+    if not line:
+        return None
+    out: list[str] = []
+    index = line - 2
+    while index >= 0 and len(out) < MAX_COMMENT_LINES:
+        text = lines[index].strip()
+        if not text.startswith("#"):
+            break
+        out.append(text.lstrip("#").strip())
+        index -= 1
+    return clip(" ".join(reversed(out))) if out else None
+
+
+def _docstring_line(node: ast.AST | None) -> str | None:
+    if node is None:
+        return None
+    try:
+        doc = ast.get_docstring(node)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    if not doc:
+        return None
+    for text in doc.splitlines():
+        if text.strip():
+            return clip(text)
+    return None
+
+
+def _names(nodes: Iterable[ast.AST | None]) -> list[str]:
+    """Identifiers (bare names and attribute names) the nodes use, in order of appearance, without repeats."""
+    out: list[str] = []
+    for root in nodes:
+        if root is None:
+            continue
+        for node in ast.walk(root):
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if name and name.lower() not in GENERIC and len(name) >= 3 and name not in out:
+                out.append(name)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _python_tree(source: bytes) -> tuple[ast.Module, list[str]]:
+    """A file's syntax tree and lines, parsed once for all the entries raised in it (entries come in file order)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(source)
+    return tree, source.decode("utf-8", "replace").splitlines()
+
+
+@lru_cache(maxsize=8)
+def _c_tree(source: bytes, language: str):
+    from .extract_tree_sitter import parser_for
+
+    return parser_for(language).parse(source), source.split(b"\n")
+
+
+def python_guide(source: bytes, line: int, template: str) -> tuple[dict, list[str]]:
+    """The guide parts read at `line` of a Python file, and the names an option table is searched for."""
+    if len(source) > MAX_SOURCE:
+        return {}, []
+    tree, lines = _python_tree(source)
+    chain = _chain(tree, line)
+    statement = chain[-1][0]
+    if not isinstance(statement, ast.stmt) or statement.lineno != line:
+        return {}, []
+    guard, guard_line = _guard(chain, line)
+    function = next((n for n, _ in reversed(chain) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    guide: dict[str, Any] = {}
+    if guard and guard.get("source"):
+        guide["guard"] = guard
+    comment = _comment_above(lines, line) or _comment_above(lines, guard_line)
+    if comment:
+        guide["comment"] = comment
+    doc = _docstring_line(function)
+    if doc:
+        guide["doc"] = doc
+    test = None
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+    elif guard and guard["kind"] in ("if", "else", "while"):
+        parent = next((n for n, _ in reversed(chain[:-1]) if isinstance(n, (ast.If, ast.While))), None)
+        test = parent.test if parent is not None else None
+    names = _names([test, statement])
+    names += [m.group(1).replace("-", "_") for m in _FLAG.finditer(template)]
+    return guide, names
+
+
+# --- C, C++, Rust ------------------------------------------------------------------------------------------
+
+_C_COMMENTS = ("comment", "line_comment", "block_comment")
+_C_FUNCTIONS = ("function_definition", "function_item")
+
+
+def _comment_text(node) -> str:
+    text = node.text.decode("utf-8", "replace").strip()
+    if text.startswith("/*"):
+        text = text[2:-2] if text.endswith("*/") else text[2:]
+        return " ".join(l.strip().lstrip("*").strip() for l in text.splitlines())
+    return text.lstrip("/!").strip()
+
+
+def _comments_before(node) -> str | None:
+    """The comment nodes that end on the lines just above `node` (contiguous)."""
+    out: list[str] = []
+    row = node.start_point[0]
+    sibling = node.prev_sibling
+    while sibling is not None and sibling.type in _C_COMMENTS and len(out) < MAX_COMMENT_LINES:
+        if sibling.end_point[0] < row - 1:
+            break
+        out.append(_comment_text(sibling))
+        row = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    return clip(" ".join(t for t in reversed(out) if t)) if out else None
+
+
+def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
+    """The guide parts read at `line` of a C, C++ or Rust file (tree-sitter)."""
+    if len(source) > MAX_SOURCE:
+        return {}
+    tree, lines = _c_tree(source, language)
+    row = line - 1
+    if row >= len(lines):
+        return {}
+    column = len(lines[row]) - len(lines[row].lstrip())
+    node = tree.root_node.descendant_for_point_range((row, column), (row, column))
+    # the statement: the outermost node that starts on the line under the innermost block
+    while node is not None and node.parent is not None and node.parent.start_point[0] == row and node.parent.type not in (
+            "compound_statement", "block", "translation_unit", "source_file", "declaration_list", "field_declaration_list"):
+        node = node.parent
+    while node is not None and node.start_point[0] != row and node.parent is not None:
+        node = node.parent
+    if node is None:
+        return {}
+    guide: dict[str, Any] = {}
+    if kind == "assert":
+        call = node if node.type in ("call_expression", "macro_invocation") else next(
+            (c for c in node.named_children if c.type in ("call_expression", "macro_invocation")), None)
+        args = call.child_by_field_name("arguments") if call is not None and call.type == "call_expression" else None
+        if args is not None and args.named_children:
+            source_text = clip(args.named_children[0].text.decode("utf-8", "replace"))
+            if source_text:
+                guide["guard"] = {"kind": "assert", "source": source_text}
+    guard_node = None
+    walker = node
+    while walker is not None and "guard" not in guide:
+        parent = walker.parent
+        if parent is None or parent.type in _C_FUNCTIONS:
+            break
+        if parent.type in ("if_statement", "if_expression"):
+            condition = parent.child_by_field_name("condition")
+            consequence = parent.child_by_field_name("consequence")
+            inside = consequence is not None and consequence.start_byte <= walker.start_byte < consequence.end_byte
+            if condition is not None:
+                text = condition.text.decode("utf-8", "replace")
+                if text.startswith("(") and text.endswith(")"):
+                    text = text[1:-1]
+                guide["guard"] = {"kind": "if" if inside else "else", "source": clip(text)}
+                guard_node = parent
+        walker = parent
+    comment = _comments_before(node) or (_comments_before(guard_node) if guard_node is not None else None)
+    if comment:
+        guide["comment"] = comment
+    function = node
+    while function is not None and function.type not in _C_FUNCTIONS:
+        function = function.parent
+    if function is not None:
+        doc = _comments_before(function)
+        if doc:
+            guide["doc"] = doc
+    if guide.get("guard") and not guide["guard"].get("source"):
+        del guide["guard"]
+    return guide
+
+
+# --- option tables -----------------------------------------------------------------------------------------
+
+def _text_of(node: ast.AST | None) -> str | None:
+    """A string literal, an implicit concatenation or an f-string's literal parts, as text."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text_of(node.left), _text_of(node.right)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _field_default_help(value: ast.expr | None) -> tuple[str | None, str | None]:
+    """Default and help of a class field's value: `x = 3`, `field(default=3, metadata={"help": ...})`,
+    `Field(3, description=...)`."""
+    if value is None:
+        return None, None
+    if isinstance(value, ast.Call):
+        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+        if callee in ("field", "Field"):
+            default = _keyword(value, "default")
+            if default is None and value.args:
+                default = value.args[0]
+            if default is None:
+                default = _keyword(value, "default_factory")
+            help_text = _text_of(_keyword(value, "description"))
+            metadata = _keyword(value, "metadata")
+            if help_text is None and isinstance(metadata, ast.Dict):
+                for k, v in zip(metadata.keys, metadata.values):
+                    if isinstance(k, ast.Constant) and k.value == "help":
+                        help_text = _text_of(v)
+            return (_source(default) if default is not None else None), help_text
+    return _source(value), None
+
+
+def options_of(source: bytes) -> list[dict]:
+    """The options one Python file declares: argparse flags and configuration classes' fields."""
+    if len(source) > MAX_SOURCE or not _PREFILTER.search(source):
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(source)
+    out: list[dict] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and _FLAG_NAME.fullmatch(a.value)]
+            if not flags:
+                continue
+            default = _keyword(node, "default")
+            row = {"kind": "flag", "name": flags[0][2:].replace("-", "_"), "flag": flags[0], "line": node.lineno,
+                   "default": _source(default) if default is not None else None, "help": clip(_text_of(_keyword(node, "help")))}
+            out.append({k: v for k, v in row.items() if v is not None})
+        elif isinstance(node, ast.ClassDef) and CONFIG_CLASS.search(node.name):
+            body = node.body
+            for i, item in enumerate(body):
+                if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+                    continue
+                default, help_text = _field_default_help(item.value)
+                following = body[i + 1] if i + 1 < len(body) else None
+                if help_text is None and isinstance(following, ast.Expr):
+                    help_text = _text_of(following.value)
+                if help_text is not None:
+                    help_text = help_text.strip().split("\n\n", 1)[0]
+                row = {"kind": "field", "name": item.target.id, "class": node.name, "line": item.lineno,
+                       "default": default, "help": clip(help_text)}
+                out.append({k: v for k, v in row.items() if v is not None})
+    return out
+
+
+def file_options(cache: Cache, sha: str) -> list[dict]:
+    """`options_of` for one file content, read once and cached."""
+    store = cache.root / "guides" / GUIDE_VERSION / "options" / sha[:2] / f"{sha}.json"
+    if store.is_file():
+        return json.loads(store.read_text(encoding="utf-8"))
+    try:
+        rows = options_of(cache.get_blob(sha))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        rows = []
+    store.parent.mkdir(parents=True, exist_ok=True)
+    tmp = store.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(rows, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    tmp.replace(store)
+    return rows
+
+
+def release_options(cache: Cache, project: Project, manifest: dict) -> dict[str, list[dict]]:
+    """A release's options by name: each name's declarations (flags first, then fields with help text first),
+    each with the path it is declared in."""
+    table: dict[str, list[dict]] = {}
+    for path, sha in sorted(manifest["files"].items()):
+        if project.language_of(path) != "python":
+            continue
+        for row in file_options(cache, sha):
+            table.setdefault(row["name"], []).append({**row, "path": path})
+    for rows in table.values():
+        rows.sort(key=lambda r: (r["kind"] != "flag", "help" not in r, r["path"], r["line"]))
+    return table
+
+
+# --- guides ------------------------------------------------------------------------------------------------
+
+def _option(rows: list[dict], path: str) -> dict | None:
+    """The declaration a name at `path` stands for: one in the same file, else the only one (a flag and its
+    field count as one); a name several unrelated classes declare is left out rather than guessed."""
+    rows = [r for r in rows if "help" in r or "default" in r]
+    same = [r for r in rows if r["path"] == path]
+    if same:
+        return same[0]
+    owners = {r.get("class", "") for r in rows if r["kind"] == "field"}
+    return rows[0] if rows and len(owners) <= 1 else None
+
+
+def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, dict],
+              tables: dict[str, dict[str, list[dict]]]) -> dict | None:
+    """The guide of one entry, read at its newest site's newest release; None when the code gives nothing."""
+    site = entry["sites"][-1]
+    release, path, line = site["to"], site["path"], site["line"]
+    manifest = manifests.get(release)
+    if manifest is None:
+        manifest = cache.manifest(project.slug, release)
+        if manifest is None:
+            return None
+        manifests[release] = manifest
+    sha = manifest["files"].get(path)
+    lang = project.language_of(path)
+    if sha is None or lang is None:
+        return None
+    source = cache.get_blob(sha)
+    names: list[str] = []
+    try:
+        if lang == "python":
+            guide, names = python_guide(source, line, entry["template"])
+        else:
+            guide = c_guide(source, line, lang, entry["kind"])
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if names:
+        if release not in tables:
+            tables[release] = release_options(cache, project, manifest)
+        table = tables[release]
+        options: list[dict] = []
+        for name in names:
+            row = _option(table.get(name) or [], path)
+            if row is not None and len(options) < MAX_OPTIONS:
+                options.append({k: row[k] for k in ("kind", "name", "flag", "class", "default", "help", "path", "line") if k in row})
+        if options:
+            guide["options"] = options
+    if not guide:
+        return None
+    return {"release": release, "path": path, "line": line, **guide}
+
+
+def add_guides(cache: Cache, project: Project, entries: Iterable[Any]) -> tuple[int, int]:
+    """Set the guide of each user-facing catalog Entry (internal ones get none), keeping one whose newest site is
+    unchanged (same file and line, its release within the site's range). Entries are read file by file, so that
+    each file is parsed once. Returns (entries read, entries that have a guide)."""
+    manifests: dict[str, dict] = {}
+    tables: dict[str, dict[str, list[dict]]] = {}
+    read = have = 0
+    todo = []
+    for entry in entries:
+        if entry.tier != "user":
+            entry.guide = None
+            continue
+        site, old = entry.sites[-1], entry.guide
+        if (old and old.get("path") == site["path"] and old.get("line") == site["line"]
+                and version_key(site["from"]) <= version_key(old.get("release", "")) <= version_key(site["to"])):
+            have += 1
+            continue
+        todo.append(entry)
+    todo.sort(key=lambda e: (version_key(e.sites[-1]["to"]), e.sites[-1]["path"], e.sites[-1]["line"], e.id))
+    for entry in todo:
+        data = {"sites": entry.sites, "template": entry.template, "kind": entry.kind}
+        entry.guide = guide_for(cache, project, data, manifests, tables)
+        read += 1
+        have += entry.guide is not None
+    return read, have

@@ -1,0 +1,156 @@
+"""A catalog entry's guide, read from the code: each guard kind, comments, docstrings, option tables, and hostile
+text that costs only the guide."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from generator.harvest.guides import _option, c_guide, clip, options_of, python_guide
+
+PY = textwrap.dedent('''\
+    import argparse
+    from dataclasses import dataclass, field
+
+
+    @dataclass
+    class EngineArgs:
+        max_model_len: int | None = None
+        """Model context length."""
+        block_size: int = field(default=16, metadata={"help": "Token block size."})
+        swap_space: float = 4
+
+
+    class ServerSettings:
+        n_gpu_layers: int = Field(default=0, description="Layers to offload.")
+
+
+    class Helper:
+        not_an_option: int = 3
+
+
+    def parser():
+        p = argparse.ArgumentParser()
+        p.add_argument("--max-model-len", type=int, default=None, help="Model context " "length.")
+        p.add_argument("-q", "--quantization", default=None)
+        p.add_argument("positional")
+
+
+    def check(self, n):
+        """Check the length.
+
+        Details."""
+        # the model cannot take more
+        if self.max_model_len > n:
+            raise ValueError(f"max_model_len {self.max_model_len} is too long (see --max-model-len)")
+        elif n < 0:
+            raise ValueError("negative")
+        else:
+            # block size must fit
+            logger.warning("odd block size %d", self.block_size)
+        try:
+            load()
+        except (OSError, KeyError):
+            raise RuntimeError("load failed")
+        assert n != 3, "three is not allowed"
+        while n > 10:
+            raise ValueError("too many")
+        raise NotImplementedError("unguarded")
+    ''')
+
+
+def _line(text: str) -> int:
+    return next(i for i, l in enumerate(PY.splitlines(), 1) if text in l)
+
+
+def test_python_guards_of_each_kind() -> None:
+    source = PY.encode()
+    guide, names = python_guide(source, _line('is too long'), "max_model_len {} is too long (see --max-model-len)")
+    assert guide == {"guard": {"kind": "if", "source": "self.max_model_len > n"}, "comment": "the model cannot take more",
+                     "doc": "Check the length."}
+    assert names[0] == "max_model_len" and "max_model_len" in names  # from the test, the message and its flag
+    elif_guide, _ = python_guide(source, _line('"negative"'), "negative")
+    assert elif_guide["guard"] == {"kind": "if", "source": "n < 0"}  # an elif is its own `if`
+    else_guide, names = python_guide(source, _line("odd block size"), "odd block size {}")
+    assert else_guide["guard"] == {"kind": "else", "source": "n < 0"} and else_guide["comment"] == "block size must fit"
+    assert "block_size" in names
+    assert python_guide(source, _line("load failed"), "load failed")[0]["guard"] == {"kind": "except", "source": "(OSError, KeyError)"}
+    assert python_guide(source, _line("three is not"), "three is not allowed")[0]["guard"] == {"kind": "assert", "source": "n != 3"}
+    assert python_guide(source, _line('"too many"'), "too many")[0]["guard"] == {"kind": "while", "source": "n > 10"}
+    unguarded, _ = python_guide(source, _line("unguarded"), "unguarded")
+    assert unguarded == {"doc": "Check the length."}  # no guard: only what the code gives
+
+
+def test_a_line_that_starts_no_statement_gives_nothing() -> None:
+    assert python_guide(PY.encode(), _line("Details."), "x") == ({}, [])
+
+
+def test_options_from_argparse_dataclasses_and_pydantic() -> None:
+    rows = {(r["kind"], r.get("class"), r["name"]): r for r in options_of(PY.encode())}
+    assert rows[("field", "EngineArgs", "max_model_len")] == {"kind": "field", "class": "EngineArgs", "name": "max_model_len",
+                                                              "default": "None", "help": "Model context length.", "line": 7}
+    assert rows[("field", "EngineArgs", "block_size")]["default"] == "16" and rows[("field", "EngineArgs", "block_size")]["help"] == "Token block size."
+    assert "help" not in rows[("field", "EngineArgs", "swap_space")]
+    assert rows[("field", "ServerSettings", "n_gpu_layers")]["help"] == "Layers to offload."
+    assert rows[("flag", None, "max_model_len")] == {"kind": "flag", "name": "max_model_len", "flag": "--max-model-len", "default": "None",
+                                                     "help": "Model context length.", "line": 23}
+    assert rows[("flag", None, "quantization")]["flag"] == "--quantization"
+    assert not any(r.get("class") == "Helper" for r in rows.values())  # not a configuration class
+    assert options_of(b"x = 1\n") == []  # nothing to declare: not even parsed
+
+
+def test_an_option_several_classes_declare_is_not_guessed() -> None:
+    a = {"kind": "field", "name": "target", "class": "LoraConfig", "help": "h1", "path": "a/lora.py", "line": 1}
+    b = {"kind": "field", "name": "target", "class": "IA3Config", "help": "h2", "path": "a/ia3.py", "line": 1}
+    assert _option([a, b], "a/other.py") is None
+    assert _option([a, b], "a/ia3.py") is b  # declared in the file that raises
+    assert _option([a], "a/other.py") is a
+    bare = {"kind": "field", "name": "target", "class": "LoraConfig", "path": "a/lora.py", "line": 1}
+    assert _option([bare], "a/other.py") is None  # neither help nor default: nothing to show
+
+
+CPP = textwrap.dedent('''\
+    // Load one tensor of the model.
+    static void load(int n, ggml_tensor * t) {
+        GGML_ASSERT(t->ne[0] % 32 == 0 && "rows must be aligned");
+        if (n > 3) {
+            // only the first types are known
+            GGML_ABORT("unsupported tensor type %d", n);
+        } else {
+            throw std::runtime_error("failed to open the model file");
+        }
+    }
+    ''')
+
+RUST = textwrap.dedent('''\
+    /// Validate the request.
+    fn validate(n: usize) -> Result<(), E> {
+        if n > MAX {
+            return Err(E::TooLong(n));
+        }
+        Ok(())
+    }
+    ''')
+
+
+def test_c_and_rust_guards_and_comments() -> None:
+    assert c_guide(CPP.encode(), 3, "cpp", "assert") == {"guard": {"kind": "assert", "source": 't->ne[0] % 32 == 0 && "rows must be aligned"'},
+                                                         "doc": "Load one tensor of the model."}
+    assert c_guide(CPP.encode(), 6, "cpp", "panic") == {"guard": {"kind": "if", "source": "n > 3"}, "comment": "only the first types are known",
+                                                        "doc": "Load one tensor of the model."}
+    assert c_guide(CPP.encode(), 8, "cpp", "raise")["guard"] == {"kind": "else", "source": "n > 3"}
+    assert c_guide(RUST.encode(), 4, "rust", "raise") == {"guard": {"kind": "if", "source": "n > MAX"}, "doc": "Validate the request."}
+
+
+@pytest.mark.parametrize("text", ["a\x1bb", "a\u202eb", "a\u200bb", "a\x07b"])
+def test_hostile_text_costs_only_itself(text: str) -> None:
+    assert clip(text) is None
+    source = f'def f(n):\n    # {text}\n    if n:\n        raise ValueError("boom")\n'.encode()
+    guide, _ = python_guide(source, 4, "boom")
+    assert guide == {"guard": {"kind": "if", "source": "n"}}  # the comment is left out, the guard kept
+
+
+def test_long_text_is_clipped() -> None:
+    assert len(clip("x" * 1000)) == 300 and clip("x" * 1000).endswith("…")
+    assert clip("   ") is None
