@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from generator.harvest.guides import _option, c_guide, clip, options_of, python_guide
+from generator.harvest.guides import _option, c_guide, clip, options_of, pick_options, python_guide
 
 PY = textwrap.dedent('''\
     import argparse
@@ -154,3 +154,33 @@ def test_hostile_text_costs_only_itself(text: str) -> None:
 def test_long_text_is_clipped() -> None:
     assert len(clip("x" * 1000)) == 300 and clip("x" * 1000).endswith("…")
     assert clip("   ") is None
+
+
+def test_the_flags_the_message_names_come_first_then_those_with_help() -> None:
+    row = lambda name, **more: {"kind": "flag", "name": name, "flag": "--" + name.replace("_", "-"), "path": "a/args.py", "line": 1, **more}  # noqa: E731
+    table = {"enable_lora": [row("enable_lora", help="LoRA.")], "runner": [row("runner", default="'auto'")],
+             "chunked": [row("chunked", default="True")], "quiet": [row("quiet", help="Less.")], "a": [row("a", help="A.")],
+             "b": [row("b", help="B.")]}
+    names = ["runner", "enable_lora", "quiet", "chunked", "missing"]
+    got = pick_options(names, table, "a/x.py", "disable it with --chunked=False")
+    assert [o["name"] for o in got] == ["chunked", "enable_lora", "quiet", "runner"]
+    assert len(pick_options(["a", "b", "quiet", "enable_lora", "runner"], table, "a/x.py", "")) == 4  # at most four
+
+
+GO = textwrap.dedent('''\
+    package server
+
+    // PullModel downloads a model's layers.
+    func (s *Server) PullModel(name string) error {
+    \tif err != nil {
+    \t\t// the registry may be unreachable
+    \t\treturn fmt.Errorf("pull model manifest: %w", err)
+    \t}
+    \treturn nil
+    }
+    ''')
+
+
+def test_go_guards_and_doc_comments() -> None:
+    assert c_guide(GO.encode(), 7, "go", "raise") == {"guard": {"kind": "if", "source": "err != nil"}, "comment": "the registry may be unreachable",
+                                                      "doc": "PullModel downloads a model's layers."}

@@ -206,6 +206,45 @@ def test_rust_sites_of_every_kind() -> None:
     ]
 
 
+GO = textwrap.dedent('''\
+    package server
+
+    var errRequired = errors.New("model is required")
+
+    func (s *Server) PullHandler(c *gin.Context) {
+    	if err := pull(); err != nil {
+    		c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "pull model manifest: " + err.Error()})
+    		return
+    	}
+    	slog.Error("error loading llama server", "error", err)
+    	slog.WarnContext(ctx, `model template contains errors`)
+    	log.Fatalf("Error: %v", err)
+    	http.Error(w, "unsupported content type", http.StatusUnsupportedMediaType)
+    	panic(fmt.Sprintf("unexpected layer %d of %q", n, name))
+    }
+
+    func load(n int) error {
+    	return fmt.Errorf("model requires more system memory (%s) than is available (%5.1f %%)", need, n)
+    }
+    ''')
+
+
+def test_go_sites_of_every_kind() -> None:
+    from generator.harvest.extract_tree_sitter import extract_go
+
+    got = [(s.kind, s.template, s.level, s.function, s.line) for s in extract_go(GO.encode())]
+    assert got == [
+        ("raise", "model is required", None, "<file>", 3),
+        ("http", "pull model manifest: {}", None, "Server.PullHandler", 7),
+        ("log", "error loading llama server", "error", "Server.PullHandler", 10),
+        ("log", "model template contains errors", "warning", "Server.PullHandler", 11),
+        ("log", "Error: {}", "critical", "Server.PullHandler", 12),
+        ("http", "unsupported content type", None, "Server.PullHandler", 13),
+        ("panic", "unexpected layer {} of {}", None, "Server.PullHandler", 14),
+        ("raise", "model requires more system memory ({}) than is available ({} %)", None, "load", 18),
+    ]
+
+
 # ---------------------------------------------------------------- templates -> ids, patterns, tiers
 
 
@@ -584,3 +623,19 @@ def test_symbols_index_the_python_projects_releases_and_continue_with_new_ones(w
     assert _symbols(ws, "demo", "--new") == 0 and "the index has every release" in capsys.readouterr().out
     assert _symbols(ws, "demo", "--new", "--releases", "1.0") == 2
     assert not (ws.catalog / "symbols" / "native.jsonl").exists()  # no Python: no index
+
+
+def test_guides_are_kept_where_the_site_is_unchanged_and_read_again_when_asked(workspace, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo") == 0
+    path = ws.catalog / "demo.jsonl"
+    before = path.read_bytes()
+    args = ["guides", "demo", "--cache", str(ws.cache), "--config", str(ws.config), "--out", str(ws.catalog)]
+    capsys.readouterr()
+    assert main(args) == 0
+    # the guide kept; the entry the code gives nothing for is read again (it has no guide to keep)
+    assert "demo: 1 of 2 user-facing entries have a guide (1 read)" in capsys.readouterr().out
+    assert path.read_bytes() == before
+    assert main([*args, "--again"]) == 0
+    assert "(2 read)" in capsys.readouterr().out and path.read_bytes() == before  # read again: the same guides
+    assert main(["guides", "nope", "--config", str(ws.config)]) == 2

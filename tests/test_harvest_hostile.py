@@ -23,7 +23,7 @@ from generator.harvest import sites as sites_module
 from generator.harvest.catalog import read_catalog, read_releases
 from generator.harvest.config import CCall, load_config
 from generator.harvest.extract_python import extract_python
-from generator.harvest.extract_tree_sitter import extract_c, extract_rust
+from generator.harvest.extract_tree_sitter import extract_c, extract_go, extract_rust
 from generator.harvest.fetch import Cache, FetchError
 from generator.harvest.run import harvest
 
@@ -313,6 +313,9 @@ NATIVE_RUNAWAYS = {
     "nested aborts": ("c", lambda n: "void f() {\n" + 'GGML_ABORT("unsupported tensor type %d" +\n' * n + "x" + ")" * n + ";}\n"),
     "attribute run": ("rust", lambda n: "enum E {\n" + '#[error("the request failed in the router")]\n' * n + "A,\n}\n"),
     "nested rust blocks": ("rust", lambda n: "fn f() {\n" + '{ panic!("the shard process was signaled to stop");\n' * n + "}" * n + "}\n"),
+    "nested go blocks": ("go", lambda n: "package x\nfunc f() {\n" + '{ return fmt.Errorf("pull model manifest: %w", err)\n' * n + "}" * n + "}\n"),
+    "go concatenation": ("go", lambda n: "package x\nfunc f() {\nreturn errors.New(" + '"model requires more memory " + x + ' * n + '"")\n}\n'),
+    "go error maps": ("go", lambda n: "package x\nfunc f() {\n" + 'c.JSON(400, gin.H{"error": "model is required"})\n' * n + "}\n"),
 }
 
 
@@ -322,7 +325,8 @@ def test_c_and_rust_extraction_is_linear_in_the_file(name: str) -> None:
     counts = []
     for repeat in (1000, 4000):
         source = make(repeat).encode()
-        run = (lambda: extract_rust(source)) if language == "rust" else (lambda: extract_c(source, language, CALLS))
+        run = ((lambda: extract_rust(source)) if language == "rust" else (lambda: extract_go(source)) if language == "go"
+               else (lambda: extract_c(source, language, CALLS)))
         work, sites = _work(run, PER_LINE * max(source.count(b"\n"), repeat))
         counts.append(work)
         assert all(len(s.template) <= 20000 and len(s.function) <= 200 for s in sites)
@@ -337,7 +341,7 @@ def test_the_extractors_regular_expressions_cannot_backtrack_away() -> None:
     from generator.match.portable import analyse
 
     patterns = {"%-format": "%%|" + extract_python_module._PERCENT.pattern, "str.format": extract_python_module._FORMAT_FIELD.pattern,
-                "printf": extract_tree_sitter_module._C_PERCENT.pattern}
+                "printf": extract_tree_sitter_module._C_PERCENT.pattern, "go printf": extract_tree_sitter_module._GO_PERCENT.pattern}
     for name, pattern in patterns.items():
         analysis = analyse(pattern)
         assert analysis.portable, (name, [str(p) for p in analysis.problems])

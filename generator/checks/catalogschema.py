@@ -131,7 +131,7 @@ def projects_schema() -> dict[str, Any]:
                     "level": {"enum": ["error", "critical", "warning"]}, "condition": {"type": "boolean"}}, ["kind"])
     project = _object({
         "repo": REPO, "aliases": _list(REPO), "source_url": SOURCE_URL, "source": {"enum": ["pypi", "git"]}, "package": PACKAGE,
-        "artifact": {"enum": ["wheel", "sdist"]}, "strip": PREFIX, "languages": _list({"enum": ["python", "c", "cpp", "rust"]}, minItems=1),
+        "artifact": {"enum": ["wheel", "sdist"]}, "strip": PREFIX, "languages": _list({"enum": ["python", "c", "cpp", "rust", "go"]}, minItems=1),
         "include": _list(GLOB), "skip": _list(GLOB), "user": _list(GLOB), "releases": _list(VERSION, uniqueItems=True),
         "c_calls": {"type": "object", "propertyNames": {"pattern": rf"^{_IDENT}$", "maxLength": 100}, "additionalProperties": call},
         "pip_platforms": platforms, "pip_python": python,

@@ -135,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: all)")
     p.add_argument("--cache", type=Path, default=None, help="the download and extraction cache (default: ~/.cache/errdex or $ERRDEX_CACHE)")
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="a local clone or mirror for a project read from git (repeatable)")
+    p.add_argument("--again", action="store_true", help="read every guide again, also those whose site did not change (after the guide reader changed)")
     p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_guides)

@@ -31,7 +31,7 @@ from ..checks.catalog import CATALOG_SCHEMA_PATH, check_catalog_file, release_or
 from ..findings import Finding
 from .config import CATALOG_ROOT, Project
 from .extract_python import python_sites
-from .extract_tree_sitter import extract_c, extract_rust, parser_for
+from .extract_tree_sitter import extract_c, extract_go, extract_rust, parser_for
 from .fetch import Cache
 from .sites import Site
 from .templates import entry_id, pattern_for, tier
@@ -73,6 +73,8 @@ def extract(source: bytes, lang: str, project: Project) -> list[Site]:
         return python_sites(source)
     if lang == "rust":
         return extract_rust(source)
+    if lang == "go":
+        return extract_go(source)
     return extract_c(source, lang, project.c_calls)
 
 

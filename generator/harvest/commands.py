@@ -198,7 +198,7 @@ def guides_command(args: argparse.Namespace) -> int:
                 except FetchError as exc:
                     sys.stderr.write(f"errdex guides: {slug} {version}: {shown(exc)}\n")
                     status = 3
-        read, have = add_guides(cache, project, fold.entries.values())
+        read, have = add_guides(cache, project, fold.entries.values(), again=args.again)
         path, _ = write_catalog(fold, root)
         users = sum(1 for e in fold.entries.values() if e.tier == "user")
         print(f"{slug}: {have} of {users} user-facing entries have a guide ({read} read), {path}, {time.perf_counter() - started:.1f} s")

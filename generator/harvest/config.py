@@ -16,6 +16,7 @@ LANGUAGE_SUFFIXES = {
     "c": (".c", ".h"),
     "cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".h"),
     "rust": (".rs",),
+    "go": (".go",),
 }
 
 

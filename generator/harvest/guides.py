@@ -204,15 +204,15 @@ def python_guide(source: bytes, line: int, template: str) -> tuple[dict, list[st
     elif guard and guard["kind"] in ("if", "else", "while"):
         parent = next((n for n, _ in reversed(chain[:-1]) if isinstance(n, (ast.If, ast.While))), None)
         test = parent.test if parent is not None else None
-    names = _names([test, statement])
-    names += [m.group(1).replace("-", "_") for m in _FLAG.finditer(template)]
+    flags = [m.group(1).replace("-", "_") for m in _FLAG.finditer(template)]  # what the message tells the user to set
+    names = flags + [n for n in _names([test, statement]) if n not in flags]
     return guide, names
 
 
 # --- C, C++, Rust ------------------------------------------------------------------------------------------
 
 _C_COMMENTS = ("comment", "line_comment", "block_comment")
-_C_FUNCTIONS = ("function_definition", "function_item")
+_C_FUNCTIONS = ("function_definition", "function_item", "function_declaration", "method_declaration")
 
 
 def _comment_text(node) -> str:
@@ -228,6 +228,8 @@ def _comments_before(node) -> str | None:
     out: list[str] = []
     row = node.start_point[0]
     sibling = node.prev_sibling
+    if sibling is None and node.parent is not None and node.parent.type == "statement_list":
+        sibling = node.parent.prev_sibling  # Go: a comment before a block's first statement sits outside its list
     while sibling is not None and sibling.type in _C_COMMENTS and len(out) < MAX_COMMENT_LINES:
         if sibling.end_point[0] < row - 1:
             break
@@ -238,7 +240,7 @@ def _comments_before(node) -> str | None:
 
 
 def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
-    """The guide parts read at `line` of a C, C++ or Rust file (tree-sitter)."""
+    """The guide parts read at `line` of a C, C++, Rust or Go file (tree-sitter)."""
     if len(source) > MAX_SOURCE:
         return {}
     tree, lines = _c_tree(source, language)
@@ -249,7 +251,7 @@ def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
     node = tree.root_node.descendant_for_point_range((row, column), (row, column))
     # the statement: the outermost node that starts on the line under the innermost block
     while node is not None and node.parent is not None and node.parent.start_point[0] == row and node.parent.type not in (
-            "compound_statement", "block", "translation_unit", "source_file", "declaration_list", "field_declaration_list"):
+            "compound_statement", "block", "statement_list", "translation_unit", "source_file", "declaration_list", "field_declaration_list"):
         node = node.parent
     while node is not None and node.start_point[0] != row and node.parent is not None:
         node = node.parent
@@ -403,6 +405,16 @@ def release_options(cache: Cache, project: Project, manifest: dict) -> dict[str,
 
 # --- guides ------------------------------------------------------------------------------------------------
 
+def pick_options(names: list[str], table: dict[str, list[dict]], path: str, template: str) -> list[dict]:
+    """The options a guide names (at most MAX_OPTIONS): the flags the message itself tells the user to set first,
+    then those with help text, then the rest, each in the order the code names them."""
+    said = {m.group(1).replace("-", "_") for m in _FLAG.finditer(template)}
+    found = [row for row in (_option(table.get(name) or [], path) for name in names) if row is not None]
+    found.sort(key=lambda row: (row["name"] not in said, "help" not in row))
+    return [{k: row[k] for k in ("kind", "name", "flag", "class", "default", "help", "path", "line") if k in row}
+            for row in found[:MAX_OPTIONS]]
+
+
 def _option(rows: list[dict], path: str) -> dict | None:
     """The declaration a name at `path` stands for: one in the same file, else the only one (a flag and its
     field count as one); a name several unrelated classes declare is left out rather than guessed."""
@@ -441,12 +453,7 @@ def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, 
     if names:
         if release not in tables:
             tables[release] = release_options(cache, project, manifest)
-        table = tables[release]
-        options: list[dict] = []
-        for name in names:
-            row = _option(table.get(name) or [], path)
-            if row is not None and len(options) < MAX_OPTIONS:
-                options.append({k: row[k] for k in ("kind", "name", "flag", "class", "default", "help", "path", "line") if k in row})
+        options = pick_options(names, tables[release], path, entry["template"])
         if options:
             guide["options"] = options
     if not guide:
@@ -454,9 +461,9 @@ def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, 
     return {"release": release, "path": path, "line": line, **guide}
 
 
-def add_guides(cache: Cache, project: Project, entries: Iterable[Any]) -> tuple[int, int]:
+def add_guides(cache: Cache, project: Project, entries: Iterable[Any], again: bool = False) -> tuple[int, int]:
     """Set the guide of each user-facing catalog Entry (internal ones get none), keeping one whose newest site is
-    unchanged (same file and line, its release within the site's range). Entries are read file by file, so that
+    unchanged (same file and line, its release within the site's range) unless `again`. Entries are read file by file, so that
     each file is parsed once. Returns (entries read, entries that have a guide)."""
     manifests: dict[str, dict] = {}
     tables: dict[str, dict[str, list[dict]]] = {}
@@ -467,7 +474,7 @@ def add_guides(cache: Cache, project: Project, entries: Iterable[Any]) -> tuple[
             entry.guide = None
             continue
         site, old = entry.sites[-1], entry.guide
-        if (old and old.get("path") == site["path"] and old.get("line") == site["line"]
+        if (not again and old and old.get("path") == site["path"] and old.get("line") == site["line"]
                 and version_key(site["from"]) <= version_key(old.get("release", "")) <= version_key(site["to"])):
             have += 1
             continue
