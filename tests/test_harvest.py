@@ -520,6 +520,24 @@ def test_fetch_git_reads_tags(git_repo: Path, tmp_path: Path) -> None:
         fetch_git(project, "v9.9.9", git_repo, Cache(tmp_path))
 
 
+def test_a_partial_mirror_is_read_only_when_it_holds_every_harvested_file(git_repo: Path, tmp_path: Path) -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["gitproj"]
+    (git_repo / "weights.bin").write_bytes(b"\0" * 100)
+    _git(git_repo, "add", "weights.bin")
+    _git(git_repo, "commit", "-q", "-m", "weights")
+    _git(git_repo, "tag", "v1.2.0")
+
+    def drop(path: str) -> None:  # the object gone, as in a mirror that left its largest files out
+        blob = subprocess.run(["git", "-C", str(git_repo), "rev-parse", f"v1.2.0:{path}"], capture_output=True, text=True, check=True).stdout.strip()
+        (git_repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+    drop("weights.bin")  # not a harvested file: left out
+    assert sorted(fetch_git(project, "v1.2.0", git_repo, Cache(tmp_path / "a"))["files"]) == ["router/lib.rs", "server/cli.py"]
+    drop("router/lib.rs")  # a harvested file: the release cannot be read, rather than read in part
+    with pytest.raises(fetch_module.FetchError, match="router/lib.rs is not in the clone"):
+        fetch_git(project, "v1.2.0", git_repo, Cache(tmp_path / "b"))
+
+
 def test_a_git_project_needs_its_mirror(workspace, capsys) -> None:
     ws = workspace
     assert main(["harvest", "gitproj", "--cache", str(ws.cache), "--config", str(ws.config), "--out", str(ws.catalog)]) == 1

@@ -287,6 +287,10 @@ def fetch_git(project: Project, tag: str, gitdir: Path, cache: Cache) -> dict:
     for row in rows:
         meta, path = row.decode("utf-8", "replace").split("\t", 1)
         mode, kind, blob, size = meta.split()
+        if kind == "blob" and not size.isdigit() and size != "-":  # "BAD": a partial mirror lacks the object
+            if project.language_of(path) is not None:
+                raise FetchError(f"{project.repo} at {tag}: {path} is not in the clone (a partial mirror?)")
+            continue
         if kind != "blob" or mode == "120000" or size == "-" or int(size) > MAX_MEMBER_BYTES:
             continue
         if project.language_of(path) is not None:
