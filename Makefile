@@ -46,12 +46,15 @@ bench: setup
 	$(BIN)/python -m bench.validate
 
 # The catalog: every release listed in data/catalog/projects.yaml (PROJECTS="vllm sglang" for some), downloads
-# and extraction cached in ~/.cache/errdex; TGI is read from a bare clone at TGI_GIT (made when missing).
+# and extraction cached in ~/.cache/errdex; TGI and Ollama are read from bare clones at TGI_GIT and OLLAMA_GIT
+# (made when missing).
 TGI_GIT ?= $(HOME)/.cache/errdex/git/text-generation-inference.git
+OLLAMA_GIT ?= $(HOME)/.cache/errdex/git/ollama.git
 PROJECTS ?=
 harvest: setup
 	test -d "$(TGI_GIT)" || git clone --quiet --bare https://github.com/huggingface/text-generation-inference "$(TGI_GIT)"
-	nice -n 10 $(BIN)/errdex harvest $(PROJECTS) --git "huggingface/text-generation-inference=$(TGI_GIT)"
+	test -d "$(OLLAMA_GIT)" || git clone --quiet --bare https://github.com/ollama/ollama "$(OLLAMA_GIT)"
+	nice -n 10 $(BIN)/errdex harvest $(PROJECTS) --git "huggingface/text-generation-inference=$(TGI_GIT)" --git "ollama/ollama=$(OLLAMA_GIT)"
 	nice -n 10 $(BIN)/errdex symbols $(PROJECTS)
 	$(BIN)/errdex stats --links data/catalog/links.json
 
