@@ -657,3 +657,16 @@ def test_guides_are_kept_where_the_site_is_unchanged_and_read_again_when_asked(w
     assert main([*args, "--again"]) == 0
     assert "(2 read)" in capsys.readouterr().out and path.read_bytes() == before  # read again: the same guides
     assert main(["guides", "nope", "--config", str(ws.config)]) == 2
+
+
+def test_two_processes_write_the_catalog_one_would_and_a_report_per_project(workspace, capsys, tmp_path) -> None:
+    ws = workspace
+    assert main(["harvest", "demo", "--jobs", "1", "--cache", str(tmp_path / "one"), "--config", str(ws.config), "--out", str(ws.catalog)]) == 0
+    one = (ws.catalog / "demo.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["harvest", "demo", "--jobs", "2", "--cache", str(tmp_path / "two"), "--config", str(ws.config), "--out", str(ws.catalog)]) == 0
+    out = capsys.readouterr().out
+    assert (ws.catalog / "demo.jsonl").read_bytes() == one
+    entries = len(one.splitlines())
+    assert f"demo: 4 releases read, 0 not fetched, 0 files skipped, {entries} entries (2 user-facing), 0 dropped; fetch" in out
+    assert len(list((tmp_path / "two" / "releases" / "demo").glob("*.json"))) == 4  # both halves in the cache

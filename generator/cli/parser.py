@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new", action="store_true", help="add only upstream releases newer than the catalog's last (and list them in projects.yaml)")
     p.add_argument("--cache", type=Path, default=None, help="the download and extraction cache (default: ~/.cache/errdex or $ERRDEX_CACHE)")
     p.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=PATH", help="a local clone or mirror for a project read from git (repeatable)")
+    p.add_argument("--jobs", type=int, choices=[1, 2], default=2, help="2 (the default): a second process fetches and extracts every other release (the same catalog, on both cores); 1: one process")
     p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_harvest)

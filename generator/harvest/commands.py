@@ -31,11 +31,12 @@ def harvest_command(args: argparse.Namespace) -> int:
         return 2
     chosen = {slug: projects[slug] for slug in (args.projects or projects)}
     outcome = harvest(chosen, args.releases, Cache(args.cache or default_cache()), git, new=args.new,
-                      root=args.out or CATALOG_ROOT, config_path=config)
+                      root=args.out or CATALOG_ROOT, config_path=config, jobs=args.jobs)
     for path in outcome.written:
         print(f"wrote {path}")
     for slug, versions in outcome.added.items():
         print(f"{slug}: added {', '.join(versions)}")
+    sys.stdout.write(format_report(outcome))
     sys.stdout.write(format_notes(outcome))
     for failure in outcome.failures:
         sys.stderr.write(f"errdex harvest: {shown(failure)}\n")
@@ -61,6 +62,22 @@ def _projects(args: argparse.Namespace, command: str) -> dict | None:
         sys.stderr.write(f"errdex {command}: --releases needs exactly one PROJECT\n")
         return None
     return projects
+
+
+def format_report(outcome: Outcome) -> str:
+    """Per project: the releases read, those that could not be fetched, the files skipped, the entries written
+    and the time it took (fetch, extract)."""
+    lines = []
+    for slug in dict.fromkeys(t.project for t in outcome.timings):
+        rows = [t for t in outcome.timings if t.project == slug]
+        failed = sum(1 for f in outcome.failures if f.startswith(f"{slug} "))
+        skipped = sum(1 for n in outcome.skipped if n.project == slug)
+        dropped = sum(1 for n in outcome.dropped if n.project == slug)
+        entries = outcome.entries.get(slug)
+        lines.append(f"{slug}: {len(rows)} releases read, {failed} not fetched, {skipped} files skipped, "
+                     + (f"{entries[0]:,} entries ({entries[1]:,} user-facing), " if entries else "")
+                     + f"{dropped} dropped; fetch {sum(t.fetch_s for t in rows):.1f} s, extract {sum(t.extract_s for t in rows):.1f} s")
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def format_notes(outcome: Outcome) -> str:

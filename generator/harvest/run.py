@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import forked
 from ..verify.packageindex import ArtifactError, index_files
 from ..terminal import shown
 from .catalog import (Dropped, Fold, catalog_path, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
@@ -65,6 +66,7 @@ class Outcome:
     added: dict[str, list[str]] = field(default_factory=dict)  # project -> new releases (--new)
     skipped: list[SkippedFile] = field(default_factory=list)
     dropped: list[DroppedEntry] = field(default_factory=list)
+    entries: dict[str, tuple[int, int]] = field(default_factory=dict)  # project -> (entries written, user-facing)
 
 
 def fetch_release(project: Project, version: str, cache: Cache, git: dict[str, Path], downloader: Callable | None = None) -> dict:
@@ -116,11 +118,27 @@ def add_releases_to_config(text: str, slug: str, versions: list[str]) -> str:
     return text[: block.start("list")] + new_list + text[block.end("list") :]
 
 
+def _prepare(project: Project, versions: list[str], cache: Cache, git: dict[str, Path], downloader: Callable | None) -> int:
+    """Fetch and extract `versions` into the cache (what the fold then reads back): a second process's share of a
+    harvest. A release that cannot be fetched is left for the fold, which reports it. Returns the releases done."""
+    done = 0
+    for version in versions:
+        try:
+            manifest, _ = _fetch_checked(project, version, cache, git, downloader)
+        except FetchError:
+            continue
+        release_sites(cache, project, manifest)
+        done += 1
+    return done
+
+
 def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cache, git: dict[str, Path], *, new: bool = False,
             root: Path = CATALOG_ROOT, config_path: Path = CONFIG_PATH, log: Callable[[str], None] = print,
-            downloader: Callable | None = None) -> Outcome:
+            downloader: Callable | None = None, jobs: int = 1) -> Outcome:
     """Harvest `projects` (all their configured releases, or `releases`; with `new`, only upstream releases newer
-    than the catalog's last, appended to the catalog and to projects.yaml) and write their catalog files."""
+    than the catalog's last, appended to the catalog and to projects.yaml) and write their catalog files. With
+    `jobs` 2 (and a second core), a forked process fetches and extracts every other release into the cache while
+    this one does the rest; the fold then reads them back in order, so the catalog is the same byte for byte."""
     outcome = Outcome()
     rows = read_releases(root)
     for slug, project in projects.items():
@@ -137,6 +155,10 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
             versions = sorted(releases or project.releases, key=version_key)
             known = {}
         done: list[dict] = []
+        if jobs > 1 and len(versions) > 1 and forked.available():
+            second = forked.start(lambda: _prepare(project, versions[1::2], cache, git, downloader))
+            _prepare(project, versions[0::2], cache, git, downloader)
+            second()
         for version in versions:
             started = time.perf_counter()
             try:
@@ -166,6 +188,8 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
         add_guides(cache, project, fold.entries.values())
         path, dropped = write_catalog(fold, root)
         outcome.written.append(path)
+        kept = [e for e in fold.entries.values() if e.id not in {d.id for d in dropped}]
+        outcome.entries[slug] = (len(kept), sum(1 for e in kept if e.tier == "user"))
         outcome.dropped += [_dropped_entry(slug, d) for d in dropped]
         rows[slug] = list(known.values()) + done
         if new:
