@@ -17,7 +17,7 @@ from generator.checks.catalog import check_catalog
 from generator.checks.regex import compile_pattern
 from generator.cli import main
 from generator.harvest import fetch as fetch_module
-from generator.harvest.catalog import Fold, read_catalog, read_releases
+from generator.harvest.catalog import Fold, newest_site, read_catalog, read_releases
 from generator.harvest.config import CCall, parse_config
 from generator.harvest.extract_python import extract_python
 from generator.harvest.extract_tree_sitter import extract_c, extract_rust
@@ -363,6 +363,8 @@ def _demo_files(version: str) -> dict[str, str]:
         files["demo/config.py"] = "\n" * (3 if version == "1.3" else 0) + "def parse(k):\n    raise KeyError(f\"Unknown configuration key {k}\")\n"
     if version in ("1.0", "1.1"):  # removed in 1.2: last is 1.1
         files["demo/legacy.py"] = "def old():\n    raise RuntimeError('The legacy block manager ran out of blocks')\n"
+    if version == "1.3":  # the same message raised from a second file too: both sites are kept
+        files["demo/engine_hpu.py"] = f"def check_memory():\n    pass\n    {oom}\n"
     if version in ("1.2", "1.3"):  # moved to another file in 1.2: a second site
         files["demo/worker/worker.py"] = "import logging\nlogger = logging.getLogger()\ndef run(x):\n    logger.error('Worker crashed while running the model: %s', x)\n"
     else:
@@ -452,6 +454,8 @@ def test_harvest_writes_a_valid_catalog_with_version_ranges(workspace, capsys) -
     old = demo["No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."]
     new = demo["No available memory for the cache blocks. Try increasing `gpu_memory_utilization` (or `kv_cache_memory_bytes` on CPU) when initializing the engine."]
     assert (old["first"], old["last"], new["first"], new["last"]) == ("1.0", "1.1", "1.2", "1.3")  # the wording changed in 1.2
+    # every raise site is kept, the preferred one first among those of the newest release
+    assert [(s["path"], s["from"], s["to"], s["line"]) for s in new["sites"]] == [("demo/engine.py", "1.2", "1.3", 2), ("demo/engine_hpu.py", "1.3", "1.3", 3)]
     assert old["pattern"] == new["pattern"] and old["variants"] == [new["id"]] and new["variants"] == [old["id"]]
     config = demo["Unknown configuration key {}"]
     assert config["releases"] == [["1.0", "1.1"], ["1.3", "1.3"]]  # absent from 1.2: a gap
@@ -670,3 +674,20 @@ def test_two_processes_write_the_catalog_one_would_and_a_report_per_project(work
     entries = len(one.splitlines())
     assert f"demo: 4 releases read, 0 not fetched, 0 files skipped, {entries} entries (2 user-facing), 0 dropped; fetch" in out
     assert len(list((tmp_path / "two" / "releases" / "demo").glob("*.json"))) == 4  # both halves in the cache
+
+
+def test_a_statement_twice_in_one_file_is_two_sites_that_each_move() -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["demo"]
+    fold = Fold(project)
+    stmt = 'raise ValueError("The prompt is longer than the model context")'
+
+    def sites(*lines: int):
+        return [("demo/engine.py", Site("The prompt is longer than the model context", "raise", n, stmt, "check", "ValueError")) for n in lines]
+
+    fold.add_release("1.0", sites(5, 9))
+    fold.add_release("1.1", sites(6, 10))
+    fold.add_release("1.2", sites(6))
+    (entry,) = fold.entries.values()
+    got = [(s["from"], s["to"], s["line"], s.get("lines")) for s in entry.sites]
+    assert got == [("1.0", "1.1", 10, [["1.0", 9], ["1.1", 10]]), ("1.0", "1.2", 6, [["1.0", 5], ["1.1", 6]])]
+    assert newest_site(entry.sites)["line"] == 6

@@ -163,3 +163,18 @@ def test_version_drift_is_answered_first_in_text_and_json(capsys, tmp_path):
     # --no-catalog leaves the catalog's symbol index out too
     code, out = _run_log(capsys, tmp_path, log, "--no-catalog")
     assert code == 1 and "version drift" not in out
+
+
+def test_a_traceback_frame_at_a_raise_site_names_that_site(capsys, tmp_path):
+    log = tmp_path / "tb.log"
+    log.write_text('Traceback (most recent call last):\n'
+                   '  File "/opt/venv/lib/python3.11/site-packages/servekit/sched.py", line 88, in admit\n'
+                   '    raise RuntimeError(f"Scheduler queue is full ({len(self.waiting)} waiting)")\n'
+                   'RuntimeError: Scheduler queue is full (12 waiting)\n', encoding="utf-8")
+    assert main(["match", str(log), "--data", str(DATASET), "--format", "json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    entry = next(r for r in body["results"] if r["id"] == "demo/6c82ce52ae657a8f")
+    assert entry["catalog"]["fits_frame"] == "servekit/sched.py:88"  # the frame, from the package folder on
+    assert entry["catalog"]["sites"][0]["path"] == "servekit/sched.py" and entry["catalog"]["sites"][0]["from"] == "0.2.0"
+    assert main(["match", str(log), "--data", str(DATASET)]) == 0
+    assert "raised at servekit/sched.py:88 (your traceback's frame; there in 0.2.0 to 0.3.0)" in capsys.readouterr().out

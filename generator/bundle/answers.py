@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog.reader import CatalogQueryError, check_version
-from ..catalog.query import entry_summary
+from ..catalog.query import entry_summary, site_json
 from .knowledge import Knowledge, ToolInputError
 from ..match.output import result_json
 from ..match.rules import RULES
@@ -202,3 +202,32 @@ def drift_items(k: Knowledge, text: str, wanted: dict[str, str]) -> list[dict[st
     if k.symbols is None:
         return []
     return drift_answers(text, k.symbols, wanted)  # the indexes are read only when a line has a drift shape
+
+
+def fit_sites(k: Knowledge, items: list[dict[str, Any]], fits: list[dict[str, Any]]) -> None:
+    """Each catalog answer whose entry a traceback frame raises from (generator.catalog.query.traceback_fit): its
+    raise site becomes the one at that frame, in the releases that have it there (`fits_frame`: the frame), in
+    place of the newest, so that "raised at" names the file the user's code ran, not another backend's copy."""
+    frames: dict[str, list[tuple[str, int]]] = {}
+    for fit in fits:
+        for frame in fit["frames"]:
+            path, _, line = frame["site"].rpartition(":")
+            for entry_id in frame["entries"]:
+                frames.setdefault(entry_id, []).append((path, int(line)))
+    if not frames:
+        return
+    for item in items:
+        pairs = [(item["id"], item["catalog"])] if item["type"] == "catalog" else [(c.get("id"), c) for c in item.get("catalog", [])]
+        for entry_id, summary in pairs:
+            if entry_id not in frames:
+                continue
+            project = k.catalog.projects.get(summary.get("project") or entry_id.split("/", 1)[0])
+            entry = project.entry(entry_id) if project is not None else None
+            if entry is None:
+                continue
+            found = [(site, first, last, path, line) for path, line in frames[entry_id] for site in entry.sites
+                     for first, last, at in site.spans() if at == line and (path == site.path or path.endswith("/" + site.path))]
+            if found:
+                site, first, _, path, line = found[0]
+                summary["sites"] = [site_json(project, site, first)]
+                summary["fits_frame"] = f"{path}:{line}"

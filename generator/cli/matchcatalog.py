@@ -39,7 +39,11 @@ def _catalog_lines(item: dict[str, Any]) -> list[str]:
     if not any(v is not None for v in item["values"]):
         out.append(f"   message: {shown(item['message'])}")
     for site in c.get("sites", [])[:1]:
-        out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
+        if c.get("fits_frame"):  # the site at a frame of the pasted traceback
+            said = site["to"] if site["from"] == site["to"] else f"{site['from']} to {site['to']}"
+            out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (your traceback's frame; there in {shown(said)})")
+        else:
+            out.append(f"   raised at {shown(site['path'])}:{shown(site['line'])} (as of {shown(site['to'])})")
     if not item["card"].get("guide"):
         out.append(f"   no record explains it yet: start one with errdex new <project>/<slug> --from-catalog {shown(item['id'])}")
     return out
@@ -187,7 +191,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     """Match `file` ("-": standard input) against the records and the catalog (with `catalog` False, the records
     alone), read from the knowledge bundle; exit status as `errdex match`."""
     from ..bundle.read import open_knowledge
-    from ..bundle.answers import check_versions, drift_items, match_items
+    from ..bundle.answers import check_versions, drift_items, fit_sites, match_items
     from ..bundle.knowledge import ToolInputError
 
     wanted = parse_versions(versions)
@@ -213,6 +217,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
 
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
     fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
+    fit_sites(k, items, fits)
     drift = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog else []
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,

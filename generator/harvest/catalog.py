@@ -208,7 +208,8 @@ class Fold:
             rank = 0 if tier(site, user) == "user" else 1
             grouped[entry_id(self.project.slug, site.template)].append((rank, path, site.line, site))
         for eid, candidates in grouped.items():
-            rank, path, _, site = min(candidates, key=lambda c: c[:3])
+            candidates.sort(key=lambda c: c[:3])  # the preferred site first: user-facing, then by path and line
+            rank, path, _, site = candidates[0]
             entry = self.entries.get(eid)
             if entry is None:
                 if eid in self.dropped:
@@ -231,16 +232,31 @@ class Fold:
                 entry.releases[-1][1] = version
             else:
                 entry.releases.append([version, version])
-            last = entry.sites[-1] if entry.sites else None
-            # A site is one statement in one file over a range of releases. When the statement moves to another
-            # line, `lines` keeps each stretch's first release and line (oldest first), so that a traceback's
-            # frame (file and line) tells the releases it can come from; `line` stays the newest.
-            if last is not None and last["to"] == previous and last["path"] == path and last["statement"] == site.statement:
-                if last["line"] != site.line:
-                    last.setdefault("lines", [[last["from"], last["line"]]]).append([version, site.line])
-                last["to"], last["line"] = version, site.line
-            else:
-                entry.sites.append({"from": version, "to": version, "path": path, "line": site.line, "statement": site.statement})
+            # Every site is kept: one statement in one file over a range of releases (a message raised from several
+            # files, or twice in one, has a site for each). When the statement moves to another line, `lines` keeps
+            # each stretch's first release and line (oldest first), so that a traceback's frame (file and line)
+            # tells the releases it can come from; `line` stays the newest. A site of the release before continues
+            # when the same file has the same statement (in line order when it has it more than once).
+            open_sites: dict[tuple[str, str], list[dict]] = defaultdict(list)
+            for s in entry.sites:
+                if s["to"] == previous:
+                    open_sites[(s["path"], s["statement"])].append(s)
+            for key in open_sites:
+                open_sites[key].sort(key=lambda s: s["line"])
+            for _, cpath, cline, csite in sorted(candidates, key=lambda c: (c[1], c[2])):
+                pool = open_sites.get((cpath, csite.statement))
+                last = pool.pop(0) if pool else None
+                if last is not None:
+                    if last["line"] != cline:
+                        last.setdefault("lines", [[last["from"], last["line"]]]).append([version, cline])
+                    last["to"], last["line"] = version, cline
+                else:
+                    entry.sites.append({"from": version, "to": version, "path": cpath, "line": cline, "statement": csite.statement})
+            # the preferred site of the newest release first among the sites that reach it (newest_site)
+            preferred = next(s for s in entry.sites if s["to"] == version and s["path"] == path and s["line"] == site.line)
+            entry.sites.remove(preferred)
+            at = next((i for i, s in enumerate(entry.sites) if s["to"] == version), len(entry.sites))
+            entry.sites.insert(at, preferred)
         self.releases.append(version)
 
     def link_variants(self) -> None:
@@ -255,6 +271,13 @@ class Fold:
             if 1 < len(group) <= MAX_VARIANTS:
                 for entry in group:
                     entry.variants = sorted(e.id for e in group if e is not entry)
+
+
+def newest_site(sites: list[dict]) -> dict:
+    """An entry's newest site: the first of those that reach its newest release (the fold puts the preferred one,
+    user-facing, then by path and line, first)."""
+    last = max(sites, key=lambda s: version_key(s["to"]))["to"]
+    return next(s for s in sites if s["to"] == last)
 
 
 def dumps_entry(data: dict) -> str:
@@ -313,7 +336,7 @@ def _refused(ids: list[str], findings: Iterable[Finding]) -> dict[str, str]:
 
 
 def _dropped(entry: Entry, reason: str) -> Dropped:
-    return Dropped(entry.id, entry.sites[-1]["path"], entry.releases[-1][1], reason)
+    return Dropped(entry.id, newest_site(entry.sites)["path"], entry.releases[-1][1], reason)
 
 
 def checked_text(fold: Fold) -> tuple[str, list[Dropped]]:

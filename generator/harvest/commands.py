@@ -186,7 +186,7 @@ def guides_command(args: argparse.Namespace) -> int:
     arguments."""
     import time
 
-    from .catalog import load_fold, write_catalog
+    from .catalog import load_fold, newest_site, write_catalog
     from .config import CATALOG_ROOT
     from .fetch import Cache, FetchError, default_cache
     from .guides import add_guides
@@ -207,7 +207,7 @@ def guides_command(args: argparse.Namespace) -> int:
         fold = load_fold(project, root)
         if not fold.entries:
             continue
-        wanted = sorted({e.sites[-1]["to"] for e in fold.entries.values() if e.tier == "user"})
+        wanted = sorted({newest_site(e.sites)["to"] for e in fold.entries.values() if e.tier == "user"})
         for version in wanted:
             if cache.manifest(slug, version) is None:
                 try:

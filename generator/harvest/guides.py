@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import chars
-from .catalog import version_key
+from .catalog import newest_site, version_key
 from .config import Project
 from .fetch import Cache
 
@@ -429,7 +429,7 @@ def _option(rows: list[dict], path: str) -> dict | None:
 def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, dict],
               tables: dict[str, dict[str, list[dict]]]) -> dict | None:
     """The guide of one entry, read at its newest site's newest release; None when the code gives nothing."""
-    site = entry["sites"][-1]
+    site = newest_site(entry["sites"])
     release, path, line = site["to"], site["path"], site["line"]
     manifest = manifests.get(release)
     if manifest is None:
@@ -473,13 +473,13 @@ def add_guides(cache: Cache, project: Project, entries: Iterable[Any], again: bo
         if entry.tier != "user":
             entry.guide = None
             continue
-        site, old = entry.sites[-1], entry.guide
+        site, old = newest_site(entry.sites), entry.guide
         if (not again and old and old.get("path") == site["path"] and old.get("line") == site["line"]
                 and version_key(site["from"]) <= version_key(old.get("release", "")) <= version_key(site["to"])):
             have += 1
             continue
         todo.append(entry)
-    todo.sort(key=lambda e: (version_key(e.sites[-1]["to"]), e.sites[-1]["path"], e.sites[-1]["line"], e.id))
+    todo.sort(key=lambda e: (version_key(newest_site(e.sites)["to"]), newest_site(e.sites)["path"], newest_site(e.sites)["line"], e.id))
     for entry in todo:
         data = {"sites": entry.sites, "template": entry.template, "kind": entry.kind}
         entry.guide = guide_for(cache, project, data, manifests, tables)
