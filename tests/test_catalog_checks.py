@@ -75,6 +75,17 @@ def test_a_sites_lines_must_run_within_its_range(tmp_path) -> None:
     assert check([[versions[1], site["line"] + 5], [versions[1], site["line"]]]) == ["CAT008 /sites/0/lines"]  # not at `from`
     assert check([[versions[0], site["line"] + 5], [versions[1], site["line"] + 6]]) == ["CAT008 /sites/0/lines"]  # last is not `line`
     assert check([[versions[0], site["line"]], [versions[1], site["line"]]]) == ["CAT008 /sites/0/lines"]  # no change of line
+    # several sites (the message raised from several files) may overlap; a site that runs backward may not
+    del site["lines"]
+    other = {**site, "path": "servekit/other.py", "line": 7}
+    entry["sites"] = [site, other]
+    lines[0] = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    (tmp_path / "c" / "demo.jsonl").write_text("\n".join(lines) + "\n")
+    assert check_catalog(tmp_path / "c") == []
+    other["from"], other["to"] = versions[-1], versions[0]
+    lines[0] = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    (tmp_path / "c" / "demo.jsonl").write_text("\n".join(lines) + "\n")
+    assert [f"{f.code} {f.pointer}" for f in check_catalog(tmp_path / "c")] == ["CAT008 /releases"]
 
 
 # ---------------------------------------------------------------- every file, every string, every part
