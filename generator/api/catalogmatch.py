@@ -15,8 +15,9 @@ The whole catalog's patterns are megabytes; a paste holds a handful of its messa
   - probe pieces (`catalog_match_shard` with key `p<k>`), fetched for the words a paste holds: piece k holds
     `{shard: {token: [probe, ...]}}` for the shards n with n % PIECES == k.
   - message shards (`catalog_match_shard` with key `m<n>`): `{token: [entry, ...]}`, entries in the order of
-    the index's literals: the JavaScript pattern, template, exception, ranking facts, release ranges and raise
-    sites (as indices into the project's releases) and the curated records linked to it (links.json).
+    the index's literals: the JavaScript pattern, template, exception, ranking facts, release ranges and the
+    raise sites a card names (card_sites: one for each release; as indices into the project's releases) and the
+    curated records linked to it (links.json).
   - site shards (key `t<n>`): `"<file name>:<line>" -> [[project, entry id, path, from, to], ...]`, every raise
     site, for reading traceback frames (`File ".../vllm/x.py", line N`) as generator.cli.matchcatalog does.
 The browser tokenizes a paste on [^A-Za-z0-9_]+, looks up its tokens, keeps the entries whose literal the line
@@ -43,7 +44,7 @@ PROBE_CHARS = 24  # of a literal, the index keeps this much around its key token
 PIECES = 256  # probe pieces: a line's few words fetch a few of them (~7 kB each), not the whole index
 BIG_BUCKET = 24  # a token more probes share than this is checked on every line, by a rarer 4-character piece
 MESSAGE_SHARDS = 8192  # ~8 entries a shard (67,000 entries): a paste's few messages cost a few kB each
-SITE_SHARDS = 8192  # a traceback's frames fetch one small shard each
+SITE_SHARDS = 16384  # a traceback's frames fetch one small shard each (every raise site of every release: ~200,000 keys)
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -88,6 +89,19 @@ def _literal(entry: Entry) -> tuple[str, bool]:
     return (max(a.literals, key=lambda s: (len(s), s)) if a.literals else ""), a.ignore_case
 
 
+def card_sites(entry: Entry) -> list:
+    """The sites a card names: for each release, the first site (in the catalog's order) that has the message
+    there, so "raised at" can be said for any release asked for. A message raised from many files keeps the
+    rest for the traceback fit only (the site shards hold every site)."""
+    chosen: list = []
+    for first, last in entry.ranges:
+        for release in range(first, last + 1):
+            site = next((s for s in entry.sites if s.start <= release <= s.end), None)
+            if site is not None and not any(site is c for c in chosen):
+                chosen.append(site)
+    return [s for s in entry.sites if any(s is c for c in chosen)]  # in the catalog's order
+
+
 def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str, Any]:
     d = entry.data
     js, flags, specificity = js_source_fast(d["pattern"]), "u", d.get("specificity")
@@ -99,12 +113,14 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
         "id": entry.id,
         "js": js,
         "template": d["template"],
-        "title": entry_title(d["template"]),
         "specificity": specificity,
         "releases": [list(r) for r in entry.ranges],
         # [first, last, path, line], plus each stretch [first, last, line] when the statement moved in the range
-        "sites": [[s.start, s.end, s.path, s.line] + ([[list(x) for x in s.stretches]] if s.stretches else []) for s in entry.sites],
+        "sites": [[s.start, s.end, s.path, s.line] + ([[list(x) for x in s.stretches]] if s.stretches else []) for s in card_sites(entry)],
     }
+    title = entry_title(d["template"])
+    if title != d["template"]:  # the page reads a missing title as the template
+        out["title"] = title
     if flags != "u":
         out["flags"] = flags
     pattern = d["pattern"]
@@ -113,7 +129,9 @@ def _entry_json(project: Project, entry: Entry, records: list[str]) -> dict[str,
     exception = d.get("exception") if isinstance(d.get("exception"), str) else None
     if exception:
         out["exception"] = exception
-        out["exception_name"] = exception_name(exception)
+        name = exception_name(exception) or ""
+        if name != exception:  # the page reads a missing name as the exception itself
+            out["exception_name"] = name
     for key in ("tier", "kind", "level"):
         if isinstance(d.get(key), str):
             out[key] = d[key]

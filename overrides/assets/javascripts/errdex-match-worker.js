@@ -520,7 +520,7 @@ function catalogPattern(e) {
   p = {
     index: 1e9 + catalogPatterns.size, id: e.id, title: e.title || e.template, title_zh: e.title || e.template, message: e.template,
     source: e.js, flags: e.flags || "u", folded: false, re: null, spec: e.specificity, exc: e.exception || "",
-    excName: e.exception_name || "", superseded: "", anchored: e.anchored === true,
+    excName: typeof e.exception_name === "string" ? e.exception_name : (e.exception || ""), superseded: "", anchored: e.anchored === true,
     entry: e, project: e.id.slice(0, e.id.indexOf("/")), partial: (e.flags || "u").indexOf("i") >= 0 ? "" : partialText(e.template)
   };
   catalogPatterns.set(e.id, p);
