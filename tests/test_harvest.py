@@ -617,6 +617,9 @@ def test_stats_and_links(workspace, capsys) -> None:
     projects = parse_config(__import__("yaml").safe_load(CONFIG))
     links = link_records([record], catalogs, projects)
     assert links == {"demo/port": [entry_id("demo", "Port {} is already in use by another server")]}
+    # an entry too generic to explain a record ("in use": fewer than MIN_STABLE fixed characters) links to none
+    generic = {**catalogs["demo"][0], "id": "demo/00000000000000ff", "literal": "in use", "pattern": "in use", "specificity": 6}
+    assert link_records([record], {"demo": catalogs["demo"] + [generic]}, projects) == links
     row = next(r for r in project_stats([record], catalogs, projects, read_releases(ws.catalog), links) if r.project == "demo")
     assert (row.records, row.linked_user, row.share) == (1, 1, 1 / row.user)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..checks.regex import compile_pattern
 from .config import Project
+from .templates import MIN_STABLE
 
 
 def record_texts(record) -> list[str]:
@@ -23,7 +24,9 @@ def record_texts(record) -> list[str]:
 
 
 def link_records(records: Iterable, catalogs: dict[str, list[dict]], projects: dict[str, Project]) -> dict[str, list[str]]:
-    """record id -> the ids of the catalog entries (of the record's own project) whose pattern finds it."""
+    """record id -> the ids of the catalog entries (of the record's own project) whose pattern finds one of its
+    examples or its filled template. An entry of fewer than MIN_STABLE fixed characters ("not supported",
+    "mlx-runner") explains no record: it is found inside too many messages."""
     by_repo = {repo: slug for slug, p in projects.items() for repo in p.repos()}
     links: dict[str, list[str]] = {}
     for record in records:
@@ -34,7 +37,7 @@ def link_records(records: Iterable, catalogs: dict[str, list[dict]], projects: d
         found = []
         for entry in catalogs[slug]:
             literal = entry.get("literal") or ""
-            if not any(literal in t for t in texts):
+            if entry.get("specificity", 0) < MIN_STABLE or not any(literal in t for t in texts):
                 continue
             compiled = compile_pattern(entry["pattern"])
             if any(compiled.search(t) is not None for t in texts):
