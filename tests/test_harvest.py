@@ -321,7 +321,7 @@ CONFIG = textwrap.dedent('''\
       gitproj:
         repo: example-org/gitproj
         source: git
-        languages: [python, rust]
+        languages: [python, rust, go]
         include: [server/, router/]
         releases: ["v1.0.0", "v1.1.0"]
 ''')
@@ -420,6 +420,7 @@ def git_repo(tmp_path: Path) -> Path:
     (repo / "router").mkdir()
     (repo / "server" / "cli.py").write_text("def main():\n    raise RuntimeError('Shard process was signaled to shutdown')\n")
     (repo / "router" / "lib.rs").write_text('#[derive(thiserror::Error)]\npub enum E {\n    #[error("Request failed during generation: {0}")]\n    Generation(String),\n}\n')
+    (repo / "router" / "serve.go").write_text('package router\n\nfunc Serve() error {\n\treturn fmt.Errorf("router could not bind its port: %w", err)\n}\n')
     (repo / "docs.py").write_text("raise ValueError('not under an included path')\n")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "one")
@@ -479,7 +480,8 @@ def test_harvest_writes_a_valid_catalog_with_version_ranges(workspace, capsys) -
     assert set(native) == {"unsupported tensor type {}", "failed to open the model file", "failed to open the model file: permission denied"}
     assert native["unsupported tensor type {}"]["sites"][0]["path"] == "src/model.cpp"  # the vendor prefix is stripped
     gitproj = _entries(ws, "gitproj")
-    assert set(gitproj) == {"Shard process was signaled to shutdown", "Shard process was signaled to shutdown with a timeout", "Request failed during generation: {}"}
+    assert set(gitproj) == {"Shard process was signaled to shutdown", "Shard process was signaled to shutdown with a timeout", "Request failed during generation: {}",
+                            "router could not bind its port: {}"}  # Go too
     releases = read_releases(ws.catalog)
     assert [r["version"] for r in releases["demo"]] == ["1.0", "1.1", "1.2", "1.3"]
     assert all(len(r["sha256"]) == 64 and r["artifact"].endswith(".whl") for r in releases["demo"])
@@ -519,7 +521,7 @@ def test_fetch_stores_files_once_by_content(tmp_path: Path) -> None:
 def test_fetch_git_reads_tags(git_repo: Path, tmp_path: Path) -> None:
     project = parse_config(__import__("yaml").safe_load(CONFIG))["gitproj"]
     manifest = fetch_git(project, "v1.0.0", git_repo, Cache(tmp_path))
-    assert sorted(manifest["files"]) == ["router/lib.rs", "server/cli.py"]
+    assert sorted(manifest["files"]) == ["router/lib.rs", "router/serve.go", "server/cli.py"]
     with pytest.raises(fetch_module.FetchError):
         fetch_git(project, "v9.9.9", git_repo, Cache(tmp_path))
 
@@ -536,7 +538,7 @@ def test_a_partial_mirror_is_read_only_when_it_holds_every_harvested_file(git_re
         (git_repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
 
     drop("weights.bin")  # not a harvested file: left out
-    assert sorted(fetch_git(project, "v1.2.0", git_repo, Cache(tmp_path / "a"))["files"]) == ["router/lib.rs", "server/cli.py"]
+    assert sorted(fetch_git(project, "v1.2.0", git_repo, Cache(tmp_path / "a"))["files"]) == ["router/lib.rs", "router/serve.go", "server/cli.py"]
     drop("router/lib.rs")  # a harvested file: the release cannot be read, rather than read in part
     with pytest.raises(fetch_module.FetchError, match="router/lib.rs is not in the clone"):
         fetch_git(project, "v1.2.0", git_repo, Cache(tmp_path / "b"))
@@ -584,10 +586,12 @@ def test_add_releases_to_config_keeps_comments() -> None:
 
 def test_verify_sources_catalog_reextracts_entries(workspace, monkeypatch, capsys) -> None:
     ws = workspace
-    assert _harvest(ws, "demo") == 0
+    assert _harvest(ws, "demo") == 0 and _harvest(ws, "gitproj") == 0
     monkeypatch.setattr("generator.harvest.verify.CATALOG_ROOT", ws.catalog)
     assert main(["verify-sources", "--catalog", "--sample", "0", "--cache", str(ws.cache)]) == 0
     out = capsys.readouterr().out
+    # every entry of every language (Python, Rust and Go) re-extracted where the catalog says
+    assert f"{len(_entries(ws, 'demo')) + len(_entries(ws, 'gitproj'))} catalog entries re-extracted: " in out
     assert "found at every recorded file and line" in out and " 0 not cached" in out
     path = ws.catalog / "demo.jsonl"
     lines = path.read_text().splitlines()

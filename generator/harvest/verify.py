@@ -8,24 +8,17 @@ import sys
 from pathlib import Path
 
 from ..findings import FORMATTERS, Finding, fails, make
-from .catalog import catalog_path, read_catalog
+from .catalog import catalog_path, extract, read_catalog
 from .config import CATALOG_ROOT, Project, load_config
-from .extract_python import extract_python
-from .extract_tree_sitter import extract_c, extract_rust
 from .fetch import Cache, default_cache
 from .templates import entry_id
 
 
 def extract_fresh(project: Project, path: str, source: bytes):
-    """The file's sites, parsed now (never from the extraction cache)."""
+    """The file's sites, parsed now (never from the extraction cache), by the harvest's own extractor for its
+    language (generator.harvest.catalog.extract)."""
     lang = project.language_of(path)
-    if lang == "python":
-        return extract_python(source)
-    if lang == "rust":
-        return extract_rust(source)
-    if lang in ("c", "cpp"):
-        return extract_c(source, lang, project.c_calls)
-    return []
+    return extract(source, lang, project) if lang is not None else []
 
 
 def verify_entries(samples: list[tuple[Path, int, dict]], projects: dict[str, Project], cache: Cache) -> tuple[list[Finding], int, int]:
