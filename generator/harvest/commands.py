@@ -23,12 +23,10 @@ def harvest_command(args: argparse.Namespace) -> int:
     from .run import exit_code, harvest
 
     config = args.config or CONFIG_PATH
-    projects = _projects(args, "harvest")
-    if projects is None:
+    found = _projects_and_git(args, "harvest")
+    if found is None:
         return 2
-    git = git_dirs(args.git, "harvest")
-    if git is None:
-        return 2
+    projects, git = found
     chosen = {slug: projects[slug] for slug in (args.projects or projects)}
     outcome = harvest(chosen, args.releases, Cache(args.cache or default_cache()), git, new=args.new,
                       root=args.out or CATALOG_ROOT, config_path=config, jobs=args.jobs)
@@ -62,6 +60,15 @@ def _projects(args: argparse.Namespace, command: str) -> dict | None:
         sys.stderr.write(f"errdex {command}: --releases needs exactly one PROJECT\n")
         return None
     return projects
+
+
+def _projects_and_git(args: argparse.Namespace, command: str) -> tuple[dict, dict] | None:
+    """The configured projects and the --git clones, or None when either is wrong (said on standard error)."""
+    projects = _projects(args, command)
+    if projects is None:
+        return None
+    git = git_dirs(args.git, command)
+    return None if git is None else (projects, git)
 
 
 def format_report(outcome: Outcome) -> str:
@@ -192,12 +199,10 @@ def guides_command(args: argparse.Namespace) -> int:
     from .guides import add_guides
     from .run import fetch_release
 
-    projects = _projects(args, "guides")
-    if projects is None:
+    found = _projects_and_git(args, "guides")
+    if found is None:
         return 2
-    git = git_dirs(args.git, "guides")
-    if git is None:
-        return 2
+    projects, git = found
     cache = Cache(args.cache or default_cache())
     root = args.out or CATALOG_ROOT
     status = 0
