@@ -67,11 +67,13 @@ def knowledge(tmp_path_factory):
 
 
 def python_answer(k, case: dict) -> dict:
-    from generator.bundle.answers import check_versions, match_items
+    from generator.bundle.answers import check_versions, fit_sites, match_items
 
     data = case["log"].encode("utf-8")
     items, _, _ = match_items(k, io.BytesIO(data), check_versions(k, case["versions"]))
-    return {"results": [project_item(i) for i in items], "traceback": traceback_fit(k.catalog, data)}
+    fits = traceback_fit(k.catalog, data)
+    fit_sites(k, items, fits)
+    return {"results": [project_item(i) for i in items], "traceback": fits}
 
 
 def test_python_engine_conforms(knowledge, bless):
@@ -274,6 +276,29 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
         page.wait_for_function("() => document.querySelector('[data-errdex-catalog-result]') && "
                                "!document.querySelector('.errdex-matcher__absent')")  # 0.7.0 has both messages
         assert "version=vllm%3D%3D0.7.0" in page.url
+        assert errors == []
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+def test_the_card_names_the_site_at_the_tracebacks_frame(browser, catalog_site):
+    case = next(c for c in _fixture()["cases"] if c["name"].startswith("a frame at an older raise site"))
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(catalog_site + "match/")
+        page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=15000)
+        page.fill("[data-errdex-matcher] textarea", case["log"])
+        page.wait_for_function(
+            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
+            arg=len(case["log"]), timeout=15000)
+        item = page.query_selector("[data-errdex-catalog-result][data-id='vllm/0b1ab62b00ec0b4b']")
+        item.query_selector("summary").click()
+        site = item.query_selector(".errdex-matcher__site").inner_text()
+        # the releases that have the statement at that line (it moved in 0.6.5 to 0.9.1)
+        assert site == "Raised at vllm/entrypoints/chat_utils.py:573, the frame of your traceback (0.9.1)", site
         assert errors == []
     finally:
         page.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog.reader import CatalogQueryError, check_version
-from ..catalog.query import entry_summary, site_json
+from ..catalog.query import entry_summary
 from .knowledge import Knowledge, ToolInputError
 from ..match.output import result_json
 from ..match.rules import RULES
@@ -227,7 +227,8 @@ def fit_sites(k: Knowledge, items: list[dict[str, Any]], fits: list[dict[str, An
                 continue
             found = [(site, first, last, path, line) for path, line in frames[entry_id] for site in entry.sites
                      for first, last, at in site.spans() if at == line and (path == site.path or path.endswith("/" + site.path))]
-            if found:
-                site, first, _, path, line = found[0]
-                summary["sites"] = [site_json(project, site, first)]
+            if found:  # the site as it is at that line: the releases that have the statement there
+                site, first, last, path, line = found[0]
+                summary["sites"] = [{"from": project.releases[first], "to": project.releases[last], "path": site.path,
+                                     "line": line, "statement": site.statement}]
                 summary["fits_frame"] = f"{path}:{line}"

@@ -193,9 +193,12 @@ function spans(indices) {
   return out;
 }
 
-// The releases a traceback fits, per project (generator/catalog/query.traceback_fit, step for step).
+// The releases a traceback fits, per project (generator/catalog/query.traceback_fit, step for step); the site
+// of each entry at a frame is kept in frameSites for the cards (fitSites).
+var frameSites = new Map();
 function tracebackFit(found, docs) {
   var fits = new Map();
+  frameSites = new Map();
   found.forEach(function (f) {
     var path = f[0], line = f[1], source = f[2], key = basename(path) + ":" + line;
     var doc = docs.get("t" + (crc32(key) % catalog.siteShards)) || {};
@@ -213,6 +216,11 @@ function tracebackFit(found, docs) {
       fit.releases = fit.releases === null ? releases : new Set(Array.from(fit.releases).filter(function (i) { return releases.has(i); }));
       var site = path.split("/site-packages/").pop().split("/dist-packages/").pop() + ":" + line;
       fit.frames.push({ site: site, entries: Array.from(new Set(ids.get(slug))).sort() });
+      (doc[key] || []).forEach(function (s) { // each entry's site at this frame, for its card (fitSites)
+        if (s[0] === slug && (path === s[2] || path.endsWith("/" + s[2])) && (source === null || source.endsWith(s[5])) && !frameSites.has(s[1])) {
+          frameSites.set(s[1], { site: site, row: [s[3], s[4], s[2], line] });
+        }
+      });
     });
   });
   return Array.from(fits.keys()).sort().map(function (slug) {
@@ -220,6 +228,22 @@ function tracebackFit(found, docs) {
     fit.releases = spans(fit.releases).map(function (s) { return [names[s[0]], names[s[1]]]; });
     return fit;
   });
+}
+
+// Each catalog answer whose entry a traceback frame raises from: its site becomes the one at that frame
+// (`fits_frame`), in place of the newest (generator/bundle/answers.fit_sites).
+function fitSites(items) {
+  items.forEach(function (item) {
+    var pairs = item.type === "catalog" ? [[item.id, item.catalog]] : (item.catalog || []).map(function (c) { return [c.id, c]; });
+    pairs.forEach(function (pair) {
+      var at = frameSites.get(pair[0]), summary = pair[1];
+      if (!at || !summary) return;
+      var names = catalog.projects[summary.project].releases;
+      summary.sites = [siteJson(at.row, null, names)];
+      summary.fits_frame = at.site;
+    });
+  });
+  return items;
 }
 
 // The index of a release in a project's order, tolerant of a leading "v" either way (as generator.catalog.query).

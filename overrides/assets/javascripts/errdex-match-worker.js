@@ -462,7 +462,7 @@ function run(text, budget, version) {
   var waited = 0;
   function done(fits) {
     var kept = hits.filter(function (h) { return !skip.has(h.p.id); }); // none from a pattern left out midway
-    return { results: combine(rank(kept), version || {}), traceback: fits, lines: lineNo, cut: cut, stopped: over,
+    return { results: fitSites(combine(rank(kept), version || {})), traceback: fits, lines: lineNo, cut: cut, stopped: over,
              skipped: Array.from(skip).sort(), elapsed: performance.now() - t0 - waited, waited: waited };
   }
   if (catalog === null) return Promise.resolve(done([]));

@@ -442,7 +442,8 @@
   // Where a message is raised: its file and line in the release chosen in the version box when that release has
   // it (c.at), else in the newest release of the site; a statement that moved has a line per stretch of releases.
   function siteText(s, c) {
-    return fmt("raised-at", [s.path + ":" + s.line, s.lines ? (c.at || s.to) : (s.from === s.to ? s.from : fmt("range", [s.from, s.to]))]);
+    var when = s.lines ? (c.at || s.to) : (s.from === s.to ? s.from : fmt("range", [s.from, s.to]));
+    return fmt(c.fits_frame ? "raised-at-frame" : "raised-at", [s.path + ":" + s.line, when]); // the traceback's own frame, when it has one there
   }
 
   function rangesText(c) {
