@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from generator.harvest.guides import _option, c_guide, clip, options_of, pick_options, python_guide
+from generator.harvest.guides import c_guide, python_guide
+from generator.harvest.options import _option, clip, options_of, pick_options
 
 PY = textwrap.dedent('''\
     import argparse

@@ -230,7 +230,7 @@ GO = textwrap.dedent('''\
 
 
 def test_go_sites_of_every_kind() -> None:
-    from generator.harvest.extract_tree_sitter import extract_go
+    from generator.harvest.extract_go import extract_go
 
     got = [(s.kind, s.template, s.level, s.function, s.line) for s in extract_go(GO.encode())]
     assert got == [

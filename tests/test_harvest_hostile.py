@@ -18,12 +18,14 @@ from generator.checks.catalog import check_catalog
 from generator.cli import main
 from generator.harvest import extract_python as extract_python_module
 from generator.harvest import extract_tree_sitter as extract_tree_sitter_module
+from generator.harvest import extract_go as extract_go_module
 from generator.harvest import run as run_module
 from generator.harvest import sites as sites_module
 from generator.harvest.catalog import read_catalog, read_releases
 from generator.harvest.config import CCall, load_config
 from generator.harvest.extract_python import extract_python
-from generator.harvest.extract_tree_sitter import extract_c, extract_go, extract_rust
+from generator.harvest.extract_go import extract_go
+from generator.harvest.extract_tree_sitter import extract_c, extract_rust
 from generator.harvest.fetch import Cache, FetchError
 from generator.harvest.run import harvest
 
@@ -246,7 +248,7 @@ class _Runaway(BaseException):
 
 def _work(call: Callable[[], list], ceiling: int) -> tuple[int, list]:
     """(lines run in the extractor modules, the sites found): a count of work that does not depend on timing."""
-    files = {extract_python_module.__file__, extract_tree_sitter_module.__file__, sites_module.__file__}
+    files = {extract_python_module.__file__, extract_tree_sitter_module.__file__, extract_go_module.__file__, sites_module.__file__}
     count = 0
 
     def local(frame, event, arg):
@@ -341,7 +343,7 @@ def test_the_extractors_regular_expressions_cannot_backtrack_away() -> None:
     from generator.match.portable import analyse
 
     patterns = {"%-format": "%%|" + extract_python_module._PERCENT.pattern, "str.format": extract_python_module._FORMAT_FIELD.pattern,
-                "printf": extract_tree_sitter_module._C_PERCENT.pattern, "go printf": extract_tree_sitter_module._GO_PERCENT.pattern}
+                "printf": extract_tree_sitter_module._C_PERCENT.pattern, "go printf": extract_go_module._GO_PERCENT.pattern}
     for name, pattern in patterns.items():
         analysis = analyse(pattern)
         assert analysis.portable, (name, [str(p) for p in analysis.problems])

@@ -9,52 +9,27 @@ command-line flags that the condition or the message names, with their default a
 is left out; a guide with no part at all is not written.
 
 Upstream files are hostile input: each text is clipped (MAX_TEXT), a file that cannot be parsed gives no guide,
-and option tables are read once per file content and cached (`<cache>/guides/<GUIDE_VERSION>/`).
+and option tables are read once per file content and cached (generator/harvest/options.py).
 """
 
 from __future__ import annotations
 
 import ast
-import json
-import os
-import re
 import warnings
 from collections.abc import Iterable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from .. import chars
 from .catalog import newest_site, version_key
 from .config import Project
 from .fetch import Cache
+from .options import _FLAG, MAX_SOURCE, _source, clip, pick_options, release_options
 
-GUIDE_VERSION = "1"  # bump when what a guide holds changes: cached option tables of older versions are not reused
-MAX_TEXT = 300  # characters of a condition, comment, docstring line, default or help text
 MAX_COMMENT_LINES = 3
-MAX_OPTIONS = 4  # options one guide names
-MAX_SOURCE = 4 << 20  # bytes of a file read for a guide or an option table
-# classes whose annotated fields are configuration (dataclasses, pydantic models, argument classes)
-CONFIG_CLASS = re.compile(r"(Config|Args|Arguments|Settings|Options|Params|Parameters)$")
-_PREFILTER = re.compile(rb"add_argument|class\s+\w*(?:Config|Args|Arguments|Settings|Options|Params|Parameters)\b")
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)")
-_FLAG_NAME = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 # names too common to stand for one option (`model`, `config`, ... are attributes of everything)
 GENERIC = frozenset({"self", "cls", "args", "kwargs", "config", "model", "name", "value", "type", "path", "key",
                      "data", "x", "y", "i", "n", "k", "v", "e", "f", "len", "str", "int", "float", "bool", "list",
                      "dict", "tuple", "set", "none", "true", "false", "shape", "size", "device", "dtype_", "kind"})
-
-
-def clip(text: str | None) -> str | None:
-    """Upstream text as a guide holds it: cut to MAX_TEXT characters; none when it holds a character the
-    catalog refuses (generator/chars.py), so that such a text costs only itself, not its entry."""
-    if text is None or chars.first_unsafe(text) or chars.HIDDEN.search(text):
-        return None
-    text = " ".join(text.split()) if "\n" in text and len(text) > MAX_TEXT else text
-    text = text.strip()
-    if not text:
-        return None
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
 # --- Python ------------------------------------------------------------------------------------------------
@@ -87,13 +62,6 @@ def _chain(tree: ast.Module, line: int) -> list[tuple[ast.AST, str]]:
             return chain
         chain.append(found)
         node = found[0]
-
-
-def _source(node: ast.AST) -> str | None:
-    try:
-        return clip(ast.unparse(node))
-    except (ValueError, RecursionError):
-        return None
 
 
 def _guard(chain: list[tuple[ast.AST, str]], line: int) -> tuple[dict | None, int | None]:
@@ -298,133 +266,7 @@ def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
     return guide
 
 
-# --- option tables -----------------------------------------------------------------------------------------
-
-def _text_of(node: ast.AST | None) -> str | None:
-    """A string literal, an implicit concatenation or an f-string's literal parts, as text."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _text_of(node.left), _text_of(node.right)
-        return left + right if left is not None and right is not None else None
-    return None
-
-
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
-def _field_default_help(value: ast.expr | None) -> tuple[str | None, str | None]:
-    """Default and help of a class field's value: `x = 3`, `field(default=3, metadata={"help": ...})`,
-    `Field(3, description=...)`."""
-    if value is None:
-        return None, None
-    if isinstance(value, ast.Call):
-        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
-        if callee in ("field", "Field"):
-            default = _keyword(value, "default")
-            if default is None and value.args:
-                default = value.args[0]
-            if default is None:
-                default = _keyword(value, "default_factory")
-            help_text = _text_of(_keyword(value, "description"))
-            metadata = _keyword(value, "metadata")
-            if help_text is None and isinstance(metadata, ast.Dict):
-                for k, v in zip(metadata.keys, metadata.values):
-                    if isinstance(k, ast.Constant) and k.value == "help":
-                        help_text = _text_of(v)
-            return (_source(default) if default is not None else None), help_text
-    return _source(value), None
-
-
-def options_of(source: bytes) -> list[dict]:
-    """The options one Python file declares: argparse flags and configuration classes' fields."""
-    if len(source) > MAX_SOURCE or not _PREFILTER.search(source):
-        return []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree = ast.parse(source)
-    out: list[dict] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and _FLAG_NAME.fullmatch(a.value)]
-            if not flags:
-                continue
-            default = _keyword(node, "default")
-            row = {"kind": "flag", "name": flags[0][2:].replace("-", "_"), "flag": flags[0], "line": node.lineno,
-                   "default": _source(default) if default is not None else None, "help": clip(_text_of(_keyword(node, "help")))}
-            out.append({k: v for k, v in row.items() if v is not None})
-        elif isinstance(node, ast.ClassDef) and CONFIG_CLASS.search(node.name):
-            body = node.body
-            for i, item in enumerate(body):
-                if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
-                    continue
-                default, help_text = _field_default_help(item.value)
-                following = body[i + 1] if i + 1 < len(body) else None
-                if help_text is None and isinstance(following, ast.Expr):
-                    help_text = _text_of(following.value)
-                if help_text is not None:
-                    help_text = help_text.strip().split("\n\n", 1)[0]
-                row = {"kind": "field", "name": item.target.id, "class": node.name, "line": item.lineno,
-                       "default": default, "help": clip(help_text)}
-                out.append({k: v for k, v in row.items() if v is not None})
-    return out
-
-
-def file_options(cache: Cache, sha: str) -> list[dict]:
-    """`options_of` for one file content, read once and cached."""
-    store = cache.root / "guides" / GUIDE_VERSION / "options" / sha[:2] / f"{sha}.json"
-    if store.is_file():
-        return json.loads(store.read_text(encoding="utf-8"))
-    try:
-        rows = options_of(cache.get_blob(sha))
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        rows = []
-    store.parent.mkdir(parents=True, exist_ok=True)
-    tmp = store.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(rows, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-    tmp.replace(store)
-    return rows
-
-
-def release_options(cache: Cache, project: Project, manifest: dict) -> dict[str, list[dict]]:
-    """A release's options by name: each name's declarations (flags first, then fields with help text first),
-    each with the path it is declared in."""
-    table: dict[str, list[dict]] = {}
-    for path, sha in sorted(manifest["files"].items()):
-        if project.language_of(path) != "python":
-            continue
-        for row in file_options(cache, sha):
-            table.setdefault(row["name"], []).append({**row, "path": path})
-    for rows in table.values():
-        rows.sort(key=lambda r: (r["kind"] != "flag", "help" not in r, r["path"], r["line"]))
-    return table
-
-
 # --- guides ------------------------------------------------------------------------------------------------
-
-def pick_options(names: list[str], table: dict[str, list[dict]], path: str, template: str) -> list[dict]:
-    """The options a guide names (at most MAX_OPTIONS): the flags the message itself tells the user to set first,
-    then those with help text, then the rest, each in the order the code names them."""
-    said = {m.group(1).replace("-", "_") for m in _FLAG.finditer(template)}
-    found = [row for row in (_option(table.get(name) or [], path) for name in names) if row is not None]
-    found.sort(key=lambda row: (row["name"] not in said, "help" not in row))
-    return [{k: row[k] for k in ("kind", "name", "flag", "class", "default", "help", "path", "line") if k in row}
-            for row in found[:MAX_OPTIONS]]
-
-
-def _option(rows: list[dict], path: str) -> dict | None:
-    """The declaration a name at `path` stands for: one in the same file, else the only one (a flag and its
-    field count as one); a name several unrelated classes declare is left out rather than guessed."""
-    rows = [r for r in rows if "help" in r or "default" in r]
-    same = [r for r in rows if r["path"] == path]
-    if same:
-        return same[0]
-    owners = {r.get("class", "") for r in rows if r["kind"] == "field"}
-    return rows[0] if rows and len(owners) <= 1 else None
-
 
 def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, dict],
               tables: dict[str, dict[str, list[dict]]]) -> dict | None:

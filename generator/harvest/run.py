@@ -17,9 +17,10 @@ from pathlib import Path
 from .. import forked
 from ..verify.packageindex import ArtifactError, index_files
 from ..terminal import shown
-from .catalog import (Dropped, Fold, catalog_path, load_fold, read_releases, release_refused, release_sites, version_key, write_catalog,
+from .catalog import (Dropped, Fold, catalog_path, load_fold, read_releases, release_refused, version_key, write_catalog,
                       write_releases)
 from .config import CATALOG_ROOT, CONFIG_PATH, Project
+from .extract import release_sites
 from .fetch import Cache, FetchError, fetch_git, fetch_pypi, git_tags, release_info, release_versions
 from .guides import add_guides
 
@@ -158,7 +159,10 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
         if jobs > 1 and len(versions) > 1 and forked.available():
             second = forked.start(lambda: _prepare(project, versions[1::2], cache, git, downloader))
             _prepare(project, versions[0::2], cache, git, downloader)
-            second()
+            try:
+                second()
+            except RuntimeError:
+                pass  # what stopped the second process stops the fold below, in this one, where it is raised as itself
         for version in versions:
             started = time.perf_counter()
             try:

@@ -25,7 +25,8 @@ from concurrent.futures import ProcessPoolExecutor
 from fnmatch import fnmatch
 from pathlib import Path
 
-from .catalog import _why, version_key
+from .catalog import version_key
+from .extract import _why
 from .config import CATALOG_ROOT, Project
 from ..catalog.symbols import parse_ranges, runs
 from .extract_symbols import REGISTRY_KEY, module_name, python_symbols

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..findings import FORMATTERS, Finding, fails, make
-from .catalog import catalog_path, extract, read_catalog
+from .catalog import catalog_path, read_catalog
+from .extract import extract
 from .config import CATALOG_ROOT, Project, load_config
 from .fetch import Cache, default_cache
 from .templates import entry_id
