@@ -283,17 +283,15 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
 
 @pytest.mark.browser
 def test_the_card_names_the_site_at_the_tracebacks_frame(browser, catalog_site):
+    from test_match_browser import _paste
+
     case = next(c for c in _fixture()["cases"] if c["name"].startswith("a frame at an older raise site"))
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(catalog_site + "match/")
-        page.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.state === 'ready'", timeout=15000)
-        page.fill("[data-errdex-matcher] textarea", case["log"])
-        page.wait_for_function(
-            "(n) => { const r = document.querySelector('[data-errdex-matcher]'); return r.dataset.state === 'done' && r.dataset.input === String(n); }",
-            arg=len(case["log"]), timeout=15000)
+        _paste(page, case["log"])
         item = page.query_selector("[data-errdex-catalog-result][data-id='vllm/0b1ab62b00ec0b4b']")
         item.query_selector("summary").click()
         site = item.query_selector(".errdex-matcher__site").inner_text()
