@@ -443,7 +443,8 @@
   // it (c.at), else in the newest release of the site; a statement that moved has a line per stretch of releases.
   function siteText(s, c) {
     var when = s.lines ? (c.at || s.to) : (s.from === s.to ? s.from : fmt("range", [s.from, s.to]));
-    return fmt(c.fits_frame ? "raised-at-frame" : "raised-at", [s.path + ":" + s.line, when]); // the traceback's own frame, when it has one there
+    var where = [s.path + ":" + s.line, when];
+    return c.fits_frame ? fmt("raised-at-frame", where) : fmt("raised-at", where); // the traceback's own frame, when it has one there
   }
 
   function rangesText(c) {
