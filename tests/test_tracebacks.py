@@ -81,7 +81,7 @@ def test_the_catalog_entry_of_the_posted_error_is_found_with_its_site_and_releas
     code, body = run(case["file"])
     assert code == 0
     result, summary = _entry(body, case["entry"])
-    site = summary["sites"][0]
+    site = summary["sites"][0]  # the site at the traceback's own frame, when it has one at a raise site
     assert f"{site['path']}:{site['line']}" == case["site"]
     assert summary["releases"] == case["releases"]
     assert summary["project"] == ("llama.cpp" if stack == "llama.cpp" else stack)
