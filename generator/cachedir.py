@@ -21,6 +21,18 @@ from .findings import Finding
 _FIELDS = [f.name for f in fields(Finding)]
 
 
+def write_atomic(dest: Path, content: bytes) -> None:
+    """`content` at `dest`, whole or not at all: written beside it under this process's own name, then moved
+    into place (processes that share a cache never see a half-written file)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(content)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def default_cache() -> Path:
     """The cache root shared by harvest, verify-sources and validate."""
     return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import mmap
-import os
 import zlib
 from pathlib import Path
 from typing import Any
@@ -100,16 +99,6 @@ def encode(sections: dict[str, bytes], summary: dict[str, Any], data: str) -> by
 
     header = _compact({"format": FORMAT, "code": code_version(), "data_hash": data, "summary": summary, "sections": table})
     return MAGIC + f"{len(header):016d}\n".encode("ascii") + header + b"".join(sections[n] for n in sorted(sections))
-
-
-def write_atomic(dest: Path, content: bytes) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(content)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 # -- reading ---------------------------------------------------------------------------------------------------

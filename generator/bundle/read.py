@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, write_atomic
+from ..cachedir import write_atomic
+from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash
 from .compile import make
 
 

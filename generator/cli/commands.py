@@ -272,6 +272,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from .. import bundle
     from ..bundle import checkout, compile as bundlecompile
+    from ..cachedir import write_atomic
 
     catalog = args.catalog if args.catalog is not None else args.data.parent / "catalog"
     made = bundlecompile.make(args.data, catalog, checkout.mkdocs_settings(args.data), sys.stderr)
@@ -279,7 +280,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         sys.stderr.write(f"errdex bundle: {shown(made)}\n")
         return 1
     out = args.out or bundle.WHEEL_BUNDLE
-    bundle.write_atomic(out, made)
+    write_atomic(out, made)
     summary = bundle.Bundle(out).summary
     sys.stdout.write(f"wrote the knowledge bundle of {summary['records']} records and {summary['catalog_entries']:,} "
                      f"catalog entries to {shown(out)} ({len(made) / 1e6:.1f} MB)\n")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import chars
+from ..cachedir import write_atomic
 from ..checks.catalog import CATALOG_SCHEMA_PATH
 from .config import Project
 from .extract_go import extract_go
@@ -74,10 +74,7 @@ def sites_of_file(cache: Cache, project: Project, path: str, sha: str) -> list[S
         data = json.dumps([s.to_json() for s in sites], ensure_ascii=False).encode("utf-8")
     except Exception as exc:  # whatever a hostile file makes the extractor raise costs that file only
         raise Unreadable(_why(exc)) from exc
-    store.parent.mkdir(parents=True, exist_ok=True)
-    tmp = store.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(store)
+    write_atomic(store, data)
     return sites
 
 

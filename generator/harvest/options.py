@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import warnings
 
 from .. import chars
+from ..cachedir import write_atomic
 from .config import Project
 from .fetch import Cache
 
@@ -127,10 +127,7 @@ def file_options(cache: Cache, sha: str) -> list[dict]:
         rows = options_of(cache.get_blob(sha))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         rows = []
-    store.parent.mkdir(parents=True, exist_ok=True)
-    tmp = store.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(rows, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-    tmp.replace(store)
+    write_atomic(store, json.dumps(rows, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     return rows
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -28,6 +27,7 @@ from pathlib import Path
 from .catalog import version_key
 from .extract import _why
 from .config import CATALOG_ROOT, Project
+from ..cachedir import write_atomic
 from ..catalog.symbols import parse_ranges, runs
 from .extract_symbols import REGISTRY_KEY, module_name, python_symbols
 from .fetch import Cache
@@ -60,11 +60,7 @@ def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str 
         found = python_symbols(cache.get_blob(sha), path)
     except Exception as exc:  # whatever a hostile file makes the extractor raise costs that file only
         return path, sha, None, _why(exc)
-    store = _store(cache, path, sha)
-    store.parent.mkdir(parents=True, exist_ok=True)
-    tmp = store.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
-    tmp.replace(store)
+    write_atomic(_store(cache, path, sha), json.dumps(found, sort_keys=True).encode("utf-8"))
     return path, sha, found, None
 
 
@@ -269,8 +265,5 @@ def dumps(lines: list[dict]) -> str:
 
 def write_index(slug: str, lines: list[dict], root: Path = CATALOG_ROOT) -> Path:
     path = symbols_path(slug, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(dumps(lines), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, dumps(lines).encode("utf-8"))
     return path
