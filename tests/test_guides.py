@@ -67,24 +67,24 @@ def _line(text: str) -> int:
 
 def test_python_guards_of_each_kind() -> None:
     source = PY.encode()
-    guide, names = python_guide(source, _line('is too long'), "max_model_len {} is too long (see --max-model-len)")
+    guide, names = python_guide(source, _line('is too long'))
     assert guide == {"guard": {"kind": "if", "source": "self.max_model_len > n"}, "comment": "the model cannot take more",
                      "doc": "Check the length."}
-    assert names[0] == "max_model_len" and "max_model_len" in names  # from the test, the message and its flag
-    elif_guide, _ = python_guide(source, _line('"negative"'), "negative")
+    assert names[0] == "max_model_len" and "max_model_len" in names  # from the test and the statement
+    elif_guide, _ = python_guide(source, _line('"negative"'))
     assert elif_guide["guard"] == {"kind": "if", "source": "n < 0"}  # an elif is its own `if`
-    else_guide, names = python_guide(source, _line("odd block size"), "odd block size {}")
+    else_guide, names = python_guide(source, _line("odd block size"))
     assert else_guide["guard"] == {"kind": "else", "source": "n < 0"} and else_guide["comment"] == "block size must fit"
     assert "block_size" in names
-    assert python_guide(source, _line("load failed"), "load failed")[0]["guard"] == {"kind": "except", "source": "(OSError, KeyError)"}
-    assert python_guide(source, _line("three is not"), "three is not allowed")[0]["guard"] == {"kind": "assert", "source": "n != 3"}
-    assert python_guide(source, _line('"too many"'), "too many")[0]["guard"] == {"kind": "while", "source": "n > 10"}
-    unguarded, _ = python_guide(source, _line("unguarded"), "unguarded")
+    assert python_guide(source, _line("load failed"))[0]["guard"] == {"kind": "except", "source": "(OSError, KeyError)"}
+    assert python_guide(source, _line("three is not"))[0]["guard"] == {"kind": "assert", "source": "n != 3"}
+    assert python_guide(source, _line('"too many"'))[0]["guard"] == {"kind": "while", "source": "n > 10"}
+    unguarded, _ = python_guide(source, _line("unguarded"))
     assert unguarded == {"doc": "Check the length."}  # no guard: only what the code gives
 
 
 def test_a_line_that_starts_no_statement_gives_nothing() -> None:
-    assert python_guide(PY.encode(), _line("Details."), "x") == ({}, [])
+    assert python_guide(PY.encode(), _line("Details.")) == ({}, [])
 
 
 def test_options_from_argparse_dataclasses_and_pydantic() -> None:
@@ -148,7 +148,7 @@ def test_c_and_rust_guards_and_comments() -> None:
 def test_hostile_text_costs_only_itself(text: str) -> None:
     assert clip(text) is None
     source = f'def f(n):\n    # {text}\n    if n:\n        raise ValueError("boom")\n'.encode()
-    guide, _ = python_guide(source, 4, "boom")
+    guide, _ = python_guide(source, 4)
     assert guide == {"guard": {"kind": "if", "source": "n"}}  # the comment is left out, the guard kept
 
 
@@ -165,6 +165,8 @@ def test_the_flags_the_message_names_come_first_then_those_with_help() -> None:
     names = ["runner", "enable_lora", "quiet", "chunked", "missing"]
     got = pick_options(names, table, "a/x.py", "disable it with --chunked=False")
     assert [o["name"] for o in got] == ["chunked", "enable_lora", "quiet", "runner"]
+    # a flag only the message names is looked up too
+    assert [o["name"] for o in pick_options(["runner"], table, "a/x.py", "try --quiet")] == ["quiet", "runner"]
     assert len(pick_options(["a", "b", "quiet", "enable_lora", "runner"], table, "a/x.py", "")) == 4  # at most four
 
 

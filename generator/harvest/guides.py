@@ -146,7 +146,7 @@ def _c_tree(source: bytes, language: str):
     return parser_for(language).parse(source), source.split(b"\n")
 
 
-def python_guide(source: bytes, line: int, template: str) -> tuple[dict, list[str]]:
+def python_guide(source: bytes, line: int) -> tuple[dict, list[str]]:
     """The guide parts read at `line` of a Python file, and the names an option table is searched for."""
     if len(source) > MAX_SOURCE:
         return {}, []
@@ -172,9 +172,7 @@ def python_guide(source: bytes, line: int, template: str) -> tuple[dict, list[st
     elif guard and guard["kind"] in ("if", "else", "while"):
         parent = next((n for n, _ in reversed(chain[:-1]) if isinstance(n, (ast.If, ast.While))), None)
         test = parent.test if parent is not None else None
-    flags = [m.group(1).replace("-", "_") for m in _FLAG.finditer(template)]  # what the message tells the user to set
-    names = flags + [n for n in _names([test, statement]) if n not in flags]
-    return guide, names
+    return guide, _names([test, statement])
 
 
 # --- C, C++, Rust ------------------------------------------------------------------------------------------
@@ -268,10 +266,10 @@ def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
 
 # --- guides ------------------------------------------------------------------------------------------------
 
-def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, dict],
+def guide_for(cache: Cache, project: Project, site: dict, template: str, kind: str, manifests: dict[str, dict],
               tables: dict[str, dict[str, list[dict]]]) -> dict | None:
-    """The guide of one entry, read at its newest site's newest release; None when the code gives nothing."""
-    site = newest_site(entry["sites"])
+    """The guide of an entry whose message is `template`, read at its newest `site`'s newest release; None when
+    the code gives nothing."""
     release, path, line = site["to"], site["path"], site["line"]
     manifest = manifests.get(release)
     if manifest is None:
@@ -287,15 +285,15 @@ def guide_for(cache: Cache, project: Project, entry: dict, manifests: dict[str, 
     names: list[str] = []
     try:
         if lang == "python":
-            guide, names = python_guide(source, line, entry["template"])
+            guide, names = python_guide(source, line)
         else:
-            guide = c_guide(source, line, lang, entry["kind"])
+            guide = c_guide(source, line, lang, kind)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    if names:
+    if lang == "python" and (names or _FLAG.search(template)):
         if release not in tables:
             tables[release] = release_options(cache, project, manifest)
-        options = pick_options(names, tables[release], path, entry["template"])
+        options = pick_options(names, tables[release], path, template)
         if options:
             guide["options"] = options
     if not guide:
@@ -320,11 +318,10 @@ def add_guides(cache: Cache, project: Project, entries: Iterable[Any], again: bo
                 and version_key(site["from"]) <= version_key(old.get("release", "")) <= version_key(site["to"])):
             have += 1
             continue
-        todo.append(entry)
-    todo.sort(key=lambda e: (version_key(newest_site(e.sites)["to"]), newest_site(e.sites)["path"], newest_site(e.sites)["line"], e.id))
-    for entry in todo:
-        data = {"sites": entry.sites, "template": entry.template, "kind": entry.kind}
-        entry.guide = guide_for(cache, project, data, manifests, tables)
+        todo.append((site, entry))
+    todo.sort(key=lambda t: (version_key(t[0]["to"]), t[0]["path"], t[0]["line"], t[1].id))
+    for site, entry in todo:
+        entry.guide = guide_for(cache, project, site, entry.template, entry.kind, manifests, tables)
         read += 1
         have += entry.guide is not None
     return read, have

@@ -146,10 +146,12 @@ def release_options(cache: Cache, project: Project, manifest: dict) -> dict[str,
 
 
 def pick_options(names: list[str], table: dict[str, list[dict]], path: str, template: str) -> list[dict]:
-    """The options a guide names (at most MAX_OPTIONS): the flags the message itself tells the user to set first,
-    then those with help text, then the rest, each in the order the code names them."""
-    said = {m.group(1).replace("-", "_") for m in _FLAG.finditer(template)}
-    found = [row for row in (_option(table.get(name) or [], path) for name in names) if row is not None]
+    """The options a guide names (at most MAX_OPTIONS): the flags the message itself tells the user to set
+    (`--max-model-len` in the template) first, then the code's `names` with help text, then the rest, each in the
+    order they are named."""
+    said = [m.group(1).replace("-", "_") for m in _FLAG.finditer(template)]
+    wanted = said + [n for n in names if n not in said]
+    found = [row for row in (_option(table.get(name) or [], path) for name in wanted) if row is not None]
     found.sort(key=lambda row: (row["name"] not in said, "help" not in row))
     return [{k: row[k] for k in ("kind", "name", "flag", "class", "default", "help", "path", "line") if k in row}
             for row in found[:MAX_OPTIONS]]
