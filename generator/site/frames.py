@@ -111,7 +111,7 @@ def source_pages(view, lang: str) -> dict[str, str]:
     pages = {"catalog/index.md": overview_page(view, lang)}
     labels = json.dumps({k: v[lang] for k, v in CATALOG_LABELS.items()}, ensure_ascii=False, sort_keys=True)
     depth = routes.CATALOG_PAGES["catalog_entry"].count("/")
-    script = "../" * depth + "assets/javascripts/errdex-catalog.js"
+    scripts = "../" * depth + "assets/javascripts/"  # errdex-catalog-entry.js (shared with the paste page) first
     api = "../" * depth + routes.to_site_root(lang) + routes.api_url("catalog_entries", "{key}", project="{project}")
     issue = routes.issue_form(view.repo_url, "new_error", {}) if view.repo_url else ""
     pages["catalog/entry/index.md"] = (
@@ -122,7 +122,8 @@ def source_pages(view, lang: str) -> dict[str, str]:
         f'data-errdex-api="{esc(api)}" data-errdex-issue="{esc(issue)}">'
         f'<p>{esc(catalog_label("loading", lang))}</p></div>\n'
         f'<noscript><p>{esc(catalog_label("entry_intro", lang))}</p></noscript>\n'
-        f'<script src="{script}" defer></script>\n'
+        f'<script src="{scripts}errdex-catalog-entry.js" defer></script>\n'
+        f'<script src="{scripts}errdex-catalog.js" defer></script>\n'
     )
     for url in FRAMES.values():
         pages[url + "index.md"] = (f"---\ntitle: {MARK_TITLE}\ndescription: {MARK_DESCRIPTION}\nhide:\n  - toc\n---\n\n"

@@ -4,8 +4,8 @@
  * a line). The page (generator/site/frames.py) hands over, as data attributes of .errdex-cat-view: the words
  * (data-errdex-labels, from generator/labels.py CATALOG_LABELS), the entries file's address with {project} and
  * {key} (the hash's first two digits) to fill (data-errdex-api, from the routes table), the new-error issue form
- * (data-errdex-issue) and the page's language (data-errdex-lang). Catalog text only ever becomes text nodes,
- * never markup.
+ * (data-errdex-issue) and the page's language (data-errdex-lang). The entry is read, and its guide worded, by
+ * errdex-catalog-entry.js (loaded first). Catalog text only ever becomes text nodes, never markup.
  */
 (function () {
   "use strict";
@@ -26,9 +26,7 @@
     a.href = href;
     return a;
   }
-  function fill(text, values) {
-    return String(text).replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
-  }
+  var entry = window.errdexCatalogEntry, fill = entry.fill;
   function say(text) {
     view.textContent = "";
     view.appendChild(el("p", text));
@@ -45,26 +43,12 @@
     list.appendChild(dd);
   }
 
-  // The entry's guide: what the code says around the message at one release (generator/harvest/guides.py),
-  // labelled as read from the code, never as a fix.
+  // The entry's guide: what the code says around the message at one release, labelled as read from the code,
+  // never as a fix (errdex-catalog-entry.js words it as the paste page's cards do).
   function fromCode(doc) {
-    var g = doc.guide;
-    view.appendChild(el("h3", fill(L.from_code, { project: doc.project, release: g.release })));
-    var dl = el("dl", null, "errdex-cat-dl errdex-cat-code");
-    if (g.guard && L["guard_" + g.guard.kind]) row(dl, L["guard_" + g.guard.kind], el("code", g.guard.source));
-    if (g.comment) row(dl, L.code_comment, g.comment);
-    if (g.doc && doc.function) row(dl, fill(L.code_doc, { function: doc.function }), g.doc);
-    if (g.options && g.options.length) {
-      var ul = el("ul");
-      g.options.forEach(function (o) {
-        var li = el("li");
-        li.appendChild(el("code", o.flag || (o["class"] ? o["class"] + "." + o.name : o.name)));
-        if (o["default"]) li.appendChild(document.createTextNode(" (" + fill(L.code_default, { value: o["default"] }) + ")"));
-        if (o.help) li.appendChild(document.createTextNode(": " + o.help));
-        ul.appendChild(li);
-      });
-      row(dl, L.code_options, ul);
-    }
+    view.appendChild(el("h3", entry.guideHead(doc, L)));
+    var dl = entry.guideList(doc, L);
+    dl.className = "errdex-cat-dl errdex-cat-code";
     view.appendChild(dl);
   }
 
@@ -140,16 +124,7 @@
   var m = ID.exec(id);
   if (!m) { say(L.not_found); return; }
   var api = view.getAttribute("data-errdex-api").replace("{project}", m[1]).replace("{key}", m[2].slice(0, 2));
-  fetch(api, { credentials: "same-origin" }).then(function (r) {
-    if (!r.ok) throw new Error(String(r.status));
-    return r.text();
-  }).then(function (text) {
-    var lines = text.split("\n");
-    for (var i = 0; i < lines.length; i++) {
-      if (!lines[i]) continue;
-      var doc = JSON.parse(lines[i]);
-      if (doc.id === id) { render(doc, id); return; }
-    }
-    say(L.not_found);
+  entry.load(api, id).then(function (doc) {
+    if (doc) render(doc, id); else say(L.not_found);
   }).catch(function () { say(L.not_found); });
 })();

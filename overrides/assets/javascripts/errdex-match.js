@@ -44,7 +44,6 @@
   var entriesUrl = root.getAttribute("data-route-catalog-entries") ? new URL(root.getAttribute("data-route-catalog-entries"), siteRoot).href.split("%7Bkey%7D").join("{key}").split("%7Bproject%7D").join("{project}") : null;
   var codeLabels = JSON.parse(root.getAttribute("data-code-labels") || "{}");
   var GUIDES = 3; // catalog cards with no record whose guide is fetched (its entries file: one request each)
-  var entryFiles = {}; // entries file URL -> promise of its text
   var issueUrl = root.getAttribute("data-issue");
   var catalogList = root.querySelector("[data-errdex-matcher-catalog]");
   var catalogHeading = root.querySelector("[data-errdex-matcher-catalog-heading]");
@@ -221,46 +220,17 @@
   }
 
   // What the code says around a catalog entry's message (generator/harvest/guides.py), read from its line of the
-  // API's entries file and shown under its fix, labelled as read from the code. Nothing when the file or the
-  // guide is missing: the card stands without it.
-  function put(text, values) { // a label's {name} holes filled once (a value's own braces or $ stay as they are)
-    return String(text || "").replace(/\{(\w+)\}/g, function (whole, k) { return values[k] !== undefined ? String(values[k]) : whole; });
-  }
+  // API's entries file and shown under its fix, labelled as read from the code (errdex-catalog-entry.js words it
+  // as the entry view does). Nothing when the file or the guide is missing: the card stands without it.
   function codeGuide(r, item) {
-    var m = /^([a-z0-9][a-z0-9._-]{0,63})\/([0-9a-f]{16})$/.exec(r.id);
-    if (!m || !entriesUrl) return;
-    var url = entriesUrl.replace("{project}", m[1]).replace("{key}", m[2].slice(0, 2));
-    if (!entryFiles[url]) {
-      entryFiles[url] = fetch(url, { credentials: "same-origin" }).then(function (resp) { return resp.ok ? resp.text() : ""; }, function () { return ""; });
-    }
-    entryFiles[url].then(function (text) {
-      var lines = text.split("\n"), doc = null;
-      for (var i = 0; i < lines.length && !doc; i++) {
-        if (lines[i].indexOf('"' + r.id + '"') < 0) continue;
-        try { var d = JSON.parse(lines[i]); if (d.id === r.id) doc = d; } catch (e) { return; }
-      }
+    var m = /^([a-z0-9][a-z0-9._-]{0,63})\/([0-9a-f]{16})$/.exec(r.id), entry = window.errdexCatalogEntry;
+    if (!m || !entriesUrl || !entry) return;
+    entry.load(entriesUrl.replace("{project}", m[1]).replace("{key}", m[2].slice(0, 2)), r.id).then(function (doc) {
       if (!doc || !doc.guide || !item.isConnected) return;
-      var g = doc.guide, L = codeLabels;
       var box = el("div", "errdex-card__code");
       box.setAttribute("data-errdex-code", "");
-      box.appendChild(el("p", "errdex-card__codehead", put(L.from_code, { project: doc.project, release: g.release })));
-      var dl = el("dl");
-      function row(label, node) { dl.appendChild(el("dt", null, label)); var dd = el("dd"); dd.appendChild(node); dl.appendChild(dd); }
-      if (g.guard && L["guard_" + g.guard.kind]) row(L["guard_" + g.guard.kind], el("code", null, g.guard.source));
-      if (g.comment) row(L.code_comment, document.createTextNode(g.comment));
-      if (g.doc && doc["function"]) row(put(L.code_doc, { "function": doc["function"] }), document.createTextNode(g.doc));
-      if (g.options && g.options.length) {
-        var ul = el("ul");
-        g.options.forEach(function (o) {
-          var li = el("li");
-          li.appendChild(el("code", null, o.flag || (o["class"] ? o["class"] + "." + o.name : o.name)));
-          if (o["default"]) li.appendChild(document.createTextNode(" (" + put(L.code_default, { value: o["default"] }) + ")"));
-          if (o.help) li.appendChild(document.createTextNode(": " + o.help));
-          ul.appendChild(li);
-        });
-        row(L.code_options, ul);
-      }
-      box.appendChild(dl);
+      box.appendChild(el("p", "errdex-card__codehead", entry.guideHead(doc, codeLabels)));
+      box.appendChild(entry.guideList(doc, codeLabels));
       item.insertBefore(box, item.querySelector(".errdex-card__more"));
     });
   }
