@@ -82,6 +82,21 @@ def test_chinese_search(page, base_url, query):
     assert page.problems == []
 
 
+def test_a_page_whose_title_holds_the_chinese_query_comes_first(page, base_url):
+    page.goto(base_url + "zh/", wait_until="networkidle")
+    # the rule, on results in the order Pagefind could give them (a page repeating the words above the one named for them)
+    order = page.evaluate("""() => window.errdexSearchText.titleFirst([
+        {url: "body", meta: {title: "在 servekit 中 ，“ out of GPU memory ” 是 什 么 原 因 造 成 的 ？"}},
+        {url: "spaced", meta: {title: "servekit： 显 存 不 足 时 请 求 一 直 排 队"}},
+        {url: "none", meta: {}},
+        {url: "plain", meta: {title: "显存不足"}}], "显存不足").map(d => d.url)""")
+    assert order == ["spaced", "plain", "body", "none"]
+    # and in the search box: the record whose title holds the query, before the one whose body holds it
+    hrefs = _search(page, "显存不足")
+    assert hrefs[:2] == ["/zh/errors/demo/request-timeout/", "/zh/" + FULL]
+    assert page.problems == []
+
+
 def test_home_search_box(page, base_url):
     page.goto(base_url + "?q=timed+out", wait_until="networkidle")
     page.wait_for_selector(".md-search-result__item", timeout=15000)
@@ -163,6 +178,21 @@ def test_a_pasted_error_in_the_header_search_reaches_its_record(page, base_url):
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     page.wait_for_url(base_url + FULL)
+    assert page.problems == []
+
+
+def test_words_typed_into_the_search_do_not_load_the_match_data(page, base_url):
+    fetched: list[str] = []
+    page.on("requestfinished", lambda r: fetched.append(r.url))
+    page.goto(base_url + "browse/tags/", wait_until="networkidle")
+    page.keyboard.press("/")
+    page.keyboard.type("GPU out of memory")  # words to look up in the page index: too short for the matcher
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    page.wait_for_load_state("networkidle")
+    assert not any(u.endswith("/api/match.json") for u in fetched)
+    page.fill("[data-errdex-search-input]", PASTED)  # a pasted error line: the matcher is asked too
+    page.wait_for_selector("[data-errdex-matched]", timeout=15000)
+    assert sum(u.endswith("/api/match.json") for u in fetched) == 1
     assert page.problems == []
 
 

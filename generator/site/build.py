@@ -30,6 +30,7 @@ from mkdocs.utils.meta import get_data
 from .. import routes
 from . import facts, frames, render, searchindex, searchtext
 from .feeds import feed_files
+from ..match.rules import RULES as MATCH_RULES
 from ..labels import CATALOG_LABELS, CODE_LABEL_KEYS, LANGUAGE_NAMES
 from ..records.model import Record
 from ..routes import LANGS, lang_root
@@ -128,6 +129,8 @@ def _theme_config(lang: str) -> dict:
         "only_here": _only_in(lang),
         "routes": routes.client_routes(),
         "segment": searchtext.RULES if lang in searchtext.SEGMENTED else None,
+        # the search box asks the matcher only for a line it could recognise, cut-off lines included (match rules)
+        "partial_min_chars": MATCH_RULES["partial_min_chars"],
         # the words of a catalog entry's guide on the paste page: the entry view's (labels.CODE_LABEL_KEYS)
         "code_labels": json.dumps({k: CATALOG_LABELS[k][lang] for k in CODE_LABEL_KEYS}, ensure_ascii=False, sort_keys=True),
     }

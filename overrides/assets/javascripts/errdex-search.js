@@ -69,7 +69,15 @@
     }
     return out;
   }
-  window.errdexSearchText = { spaced: spaced, unspaced: unspaced, queries: queries };
+  // Pages whose title holds the whole query come first, in Pagefind's order otherwise (Pagefind ranks by the
+  // words' weight over the whole page, so a long page that repeats the words can outrank the page named for them).
+  function titleFirst(items, query) {
+    var wanted = unspaced(query || "").toLowerCase();
+    var holds = function (d) { return wanted && unspaced((d.meta && d.meta.title) || "").toLowerCase().indexOf(wanted) >= 0 ? 0 : 1; };
+    return items.map(function (d, i) { return [holds(d), i, d]; }).sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); })
+      .map(function (x) { return x[2]; });
+  }
+  window.errdexSearchText = { spaced: spaced, unspaced: unspaced, queries: queries, titleFirst: titleFirst };
 
   function load() {
     if (loading) return loading;
@@ -94,6 +102,15 @@
   var worker = null, workerReady = null, matchSeq = 0, waiting = null;
   function pasted(query) {
     return query.length >= 12 && /\n|error|exception|traceback|failed|panicked|assert|fatal|denied|not found|out of memory/i.test(query);
+  }
+  // Whether the matcher is asked too (it costs the match data, about 170 kB): a pasted error that it could
+  // recognise: several lines, an exception or log prefix ("ValueError:", "ERROR", "error:"), or a line at least as
+  // long as the shortest cut-off text it matches (the match rules' partial_min_chars). Words typed to look
+  // something up ("CUDA out of memory") go to the page index alone.
+  var PARTIAL_MIN = Number(root.getAttribute("data-partial-min")) || 30;
+  function recognisable(query) {
+    return pasted(query) && (query.indexOf("\n") >= 0 || query.length >= PARTIAL_MIN ||
+      /(?:^|[\s:\]])[A-Za-z_][\w.]*(?:Error|Exception)\s*:|^\W*(?:error|fatal|panic)\b/i.test(query));
   }
   // The words a pasted error is searched by: of its last line that names an error (else its first line), the
   // message after an exception class or log prefix, its plain words (letters only, 3 or more), at most `most`.
@@ -219,12 +236,7 @@
       list.appendChild(li);
     });
     var shown = recognised.map(function (r) { return pageUrl(r.id); });
-    // A page whose title holds the query first (Pagefind ranks by the words' weight in the whole page).
-    var wanted = unspaced(query || "").toLowerCase();
-    var holds = function (d) { return wanted && unspaced((d.meta && d.meta.title) || "").toLowerCase().indexOf(wanted) >= 0 ? 0 : 1; };
-    items = items.map(function (d, i) { return [holds(d), i, d]; }).sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); })
-      .map(function (x) { return x[2]; });
-    items.forEach(function (data) {
+    titleFirst(items, query).forEach(function (data) {
       if (shown.indexOf(new URL(data.url, document.baseURI).href) >= 0) return; // already first, as recognised
       // A catalog module page holds many messages, each a heading: show the one the query hit most.
       var subs = data.meta && data.meta.kind === "catalog" ? (data.sub_results || []) : [];
@@ -256,8 +268,11 @@
     if (!query) { list.textContent = ""; meta.textContent = idleText; return; }
     if (!pagefind) meta.textContent = msg("loading");
     var forms = queries(query);
+    // Debounced here, not with Pagefind's debouncedSearch: that one loads the index piece of every prefix typed
+    // on the way (C, CU, CUD ...), each about 30 kB.
     function attempt(pf, i) {
-      return (i === 0 ? pf.debouncedSearch(forms[0], {}, 120) : pf.search(forms[i])).then(function (res) {
+      var ready = i === 0 ? new Promise(function (resolve) { setTimeout(resolve, 120); }) : Promise.resolve();
+      return ready.then(function () { return mine === seq ? pf.search(forms[i]) : null; }).then(function (res) {
         if (res && !res.results.length && i + 1 < forms.length && mine === seq) return attempt(pf, i + 1);
         return res && /^"/.test(forms[i]) ? ranked(pf, res, forms[i]) : res;
       });
@@ -272,7 +287,7 @@
         return { results: order.map(function (x) { return x[2]; }) };
       });
     }
-    var matching = pasted(query) ? match(query) : Promise.resolve(null);
+    var matching = recognisable(query) ? match(query) : Promise.resolve(null);
     load().then(function (pf) {
       return attempt(pf, 0);
     }).then(function (res) {
