@@ -138,6 +138,11 @@ API: dict[str, str] = {
     # the browser's catalog match data: the literal index read first, then only the shards a paste needs
     "catalog_match_index": "catalog/match/index.json",
     "catalog_match_shard": "catalog/match/{key}.json",
+    # the browser's drift data (generator/api/driftfiles.py): what answers need, the symbol indexes filed by name
+    # ({key}: a shard's number), and each project's registries ({key}: a registry's name)
+    "drift_index": "drift/index.json",
+    "drift_shard": "drift/{key}.json",
+    "drift_registry": "drift/{project}/{key}.json",
 }
 
 # The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a
@@ -256,6 +261,9 @@ def client_routes() -> dict[str, str]:
         "api_catalog_match_index": api_url("catalog_match_index"),
         "api_catalog_match_shard": api_url("catalog_match_shard", "{key}"),
         "api_catalog_entries": api_url("catalog_entries", "{key}", project="{project}"),
+        "api_drift_index": api_url("drift_index"),
+        "api_drift_shard": api_url("drift_shard", "{key}"),
+        "api_drift_registry": api_url("drift_registry", "{key}", project="{project}"),
         "catalog_entry_page": catalog_page_url("catalog_entry"),
         "catalog_project_page": catalog_page_url("catalog_project", "{project}"),
         "search": SEARCH_SCRIPT,

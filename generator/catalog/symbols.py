@@ -72,9 +72,10 @@ class SymbolIndex:
         node = self.modules.get(name)
         return parse_ranges(node["in"], self.all) if node else 0
 
-    def name(self, module: str, name: str, depth: int = 0) -> int:
+    def name(self, module: str, name: str, depth: int = 0, reach: dict[str, frozenset[str]] | None = None) -> int:
         """Releases in which `from module import name` works: a name the module binds (or star-imports), or a
-        submodule of that name."""
+        submodule of that name. `reach` (star_reach()) lets a caller that asks of many names skip the star imports
+        that cannot bring this one: the same answer."""
         node = self.modules.get(module)
         found = self.module(f"{module}.{name}")
         if node is None or depth > MAX_DEPTH:
@@ -85,8 +86,29 @@ class SymbolIndex:
             if entry is not None:
                 found |= parse_ranges(entry if isinstance(entry, str) else entry.get("in", ""), own)
         for star, text in node.get("star", {}).items():
-            found |= self.name(star, name, depth + 1) & parse_ranges(text, own)
+            if reach is None or star not in reach or name in reach[star]:
+                found |= self.name(star, name, depth + 1, reach) & parse_ranges(text, own)
         return found
+
+    def star_reach(self) -> dict[str, frozenset[str]]:
+        """For each module, every name `name()` could find through it in some release: what it binds, its
+        submodules, and what its star imports reach (a fixed point, so import cycles are followed to the end)."""
+        reach: dict[str, set[str]] = {m: set().union(*(node.get(p, {}) for p in ("names", "classes", "functions")))
+                                      for m, node in self.modules.items()}
+        for m in self.modules:
+            parent, _, child = m.rpartition(".")
+            if parent in reach:
+                reach[parent].add(child)
+        changed = True
+        while changed:
+            changed = False
+            for m, node in self.modules.items():
+                for star in node.get("star", {}):
+                    more = reach.get(star, set()) - reach[m]
+                    if more:
+                        reach[m] |= more
+                        changed = True
+        return {m: frozenset(names) for m, names in reach.items()}
 
     def importable_from(self, name: str, at: int) -> list[str]:
         """Modules from which `name` can be imported in the releases `at` (a mask), the shortest first: where a name

@@ -37,6 +37,44 @@ SHAPES: list[dict] = [
      "regex": r"(?:^|[\s:\]])KeyError: '(?P<key>[A-Za-z0-9_.-]{1,100})'\s*$"},
     {"shape": "flag", "registry": "flags", "literal": "unrecognized arguments: --", "regex": r"unrecognized arguments: (?P<flags>--[A-Za-z0-9_.=-]{1,100}(?: \S{1,200}){0,15})"},
 ]
+# What an answer is made of besides the symbol index (generator/bundle/drift.py, and the paste page's copy of it,
+# overrides/assets/javascripts/errdex-drift.js, which reads them from the API's drift/index.json).
+MAX_CANDIDATES = 4
+MAX_ELSEWHERE = 3  # modules named where a name that moved can be imported now
+# site-packages/<package>/ in a traceback's frames: whose code the log ran
+PACKAGE_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,99})[/\\]")
+# a model's remote code (trust_remote_code): the modules transformers writes it to, or the option itself
+REMOTE_CODE = re.compile(r"transformers_modules|trust_remote_code|[/\\]modules[/\\]transformers_modules[/\\]")
+# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row
+VERSION_LINE = r"(?:^|[\s`'\"(])(?:{names})(?:==|`? version:\s*|\s+|-)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info)"
+
+PHRASES = {
+    "none": ("No release of {pip} from {first} to {last} has {what}.",
+             "{pip} 从 {first} 到 {last} 的所有版本都没有 {what}。"),
+    "added": ("{what} was added in {pip} {added} ({before}, the release searched before it, lacks it).",
+              "{what} 在 {pip} {added} 中加入（检索到的前一个版本 {before} 没有它）。"),
+    "oldest": ("{what} is already in {pip} {first} (the oldest release searched).", "{what} 在 {pip} {first}（检索到的最早版本）中已经存在。"),
+    "removed": ("It was removed in {removed}: the last release that has it is {last_has}.",
+                "它在 {removed} 中被移除：最后一个包含它的版本是 {last_has}。"),
+    "kept": ("Every release from {since} to {last} (the newest searched) has it.", "从 {since} 到 {last}（检索到的最新版本）的每个版本都有它。"),
+    "gaps": ("Releases that have it: {spans}.", "包含它的版本：{spans}。"),
+    "install": ("Install a release that has it: {command}", "安装一个包含它的版本：{command}"),
+    "has": ("Your {pip} {release} has it: check that the code runs with that installation (`pip show {pip}` in the same "
+            "environment), and whether the name is asked of another package.",
+            "你的 {pip} {release} 有它：请确认运行代码的正是这个安装（在同一环境中执行 `pip show {pip}`），"
+            "以及这个名字是否是向另一个包要的。"),
+    "lacks": ("Your {pip} {release} does not have it.", "你的 {pip} {release} 没有它。"),
+    "unknown_release": ("Your {pip} {release} is not among the releases searched.", "你的 {pip} {release} 不在检索的版本之中。"),
+    "remote": ("The name is asked for by a model's remote code (trust_remote_code): pin {pip} to the releases that code was "
+               "written for ({command}), or use a revision of the model whose code fits your release.",
+               "这个名字是模型的远程代码（trust_remote_code）要用的：把 {pip} 固定到那段代码所针对的版本（{command}），"
+               "或者换用与你的版本相符的模型修订版。"),
+    "no_model": ("The model needs its own code (trust_remote_code=True) or a library that supports it.",
+                 "这个模型需要它自己的代码（trust_remote_code=True），或者一个支持它的库。"),
+    "candidates": ("{n} definitions fit; each is listed.", "有 {n} 个定义符合，逐一列出。"),
+    "elsewhere": ("In {pip} {last}, {name} is importable from {modules}.", "在 {pip} {last} 中，可以从 {modules} 导入 {name}。"),
+}
+
 COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None) for s in SHAPES]
 CONTEXT_LINES = 12  # lines before a KeyError searched for the frame that says whose registry it is
 

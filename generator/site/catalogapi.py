@@ -20,6 +20,9 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             first = files[path].split(b"\n", 1)[0].decode("utf-8") + "\n"
             return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, its first line", "value": first}}}
         value = json.loads(files[path])
+        if cut == ("*",):  # a document of many keys (a drift shard): its first two
+            value = dict(list(value.items())[:2])
+            return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, cut to its first two keys", "value": value}}}
         for key in cut:
             if isinstance(value.get(key), list):
                 value[key] = value[key][:2]
@@ -72,10 +75,30 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             "release ranges as indices into the project's releases, raise sites, linked records); `t<n>`: per "
             "`file:line`, the raise sites there (for traceback frames).", "catalog_match_shard",
             [param("shard", "`m` or `t` and a number, as the match index names them.")]),
+        "/" + routes.api_path("drift_index"): get(
+            "getDriftIndex", "The browser's drift data: what answers are made of",
+            "What the paste page reads to answer a line where Python says the installed release lacks a name (version "
+            "drift): the line shapes, the phrases of an answer in each language, the patterns that read a log's "
+            "packages, remote code and installed release, each project's pip name, packages, releases and registries, "
+            "and the number of shards the symbol indexes are filed in.", "drift_index", [], ("shapes",)),
+        "/" + routes.api_path("drift_shard", "{shard}"): get(
+            "getDriftShard", "One shard of the symbol indexes, filed by name",
+            "Keys `m:<module>`, `c:<Class>`, `f:<function>` and `n:<name>` (a key's shard is crc32(key) modulo the "
+            "index's `shards`), each with the projects' lines for that name: a module's releases, star imports and the "
+            "names it binds; a class's attributes, methods with their parameters and bases; a function's parameters; "
+            "the modules a name can be imported from in the newest release. Releases are ranges of indices into the "
+            "project's releases, relative to the enclosing name's.", "drift_shard",
+            [param("shard", "A number below the drift index's `shards`.")], ("*",)),
+        "/" + routes.api_path("drift_registry", "{registry}", project="{project}"): get(
+            "getDriftRegistry", "One project's registry: keys and their releases",
+            "A registry users hit by key (transformers' model types, vLLM's architectures, a server's flags): each key "
+            "with the ranges of releases that have it.", "drift_registry",
+            [project, param("registry", "A registry the drift index lists for the project, such as `model_types`.")], ("*",)),
     }
 
 
-# Left out of manifest.json: the entries files (each project's index lists the digest of each line) and the
-# browser's match shards (the match index names them).
+# Left out of manifest.json: the entries files (each project's index lists the digest of each line), the
+# browser's match shards (the match index names them) and its drift shards (2,048 of them, named by a hash).
 UNLISTED = "|".join((re.escape(routes.api_path("catalog_entries", "KEY", project="PROJECT")).replace("KEY", "[0-9a-f]{2}").replace("PROJECT", "[^/]+"),
-                     re.escape(routes.api_path("catalog_match_shard", "KEY")).replace("KEY", "[mt][0-9]+")))
+                     re.escape(routes.api_path("catalog_match_shard", "KEY")).replace("KEY", "[mt][0-9]+"),
+                     re.escape(routes.api_path("drift_shard", "KEY")).replace("KEY", "[0-9]+")))

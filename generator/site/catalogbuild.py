@@ -1,6 +1,6 @@
 """The catalog's share of a build, made in worker processes beside the Markdown builds.
 
-The catalog's API files, the browser's match data and the framed pages of each language are pure functions of
+The catalog's API files, the browser's match and drift data and the framed pages of each language are pure functions of
 the loaded catalog (generator/site/catalogpages.py, generator/api/catalogmatch.py) and take most of a build's CPU time.
 Made in the build process, they would run after each other while the machine's other core idles once mkdocs is
 done; made in two forked workers (which share the loaded catalog with the build process), they run beside
@@ -28,6 +28,10 @@ def _job(kind: str, arg: object) -> object:
         from ..api.catalogmatch import catalog_match_files
 
         return catalog_match_files(Path(str(arg)), view.catalog)
+    if kind == "drift":
+        from ..api.driftfiles import drift_files
+
+        return drift_files(Path(str(arg)) / "symbols")
     return view.html_pages_in(tuple(arg))  # every language at once: what the languages share is made once
 
 
@@ -43,9 +47,10 @@ class CatalogJobs:
         self.match: Future = self.pool.submit(_job, "match", str(folder))
         self.api: Future = self.pool.submit(_job, "api", base)
         self.pages: Future = self.pool.submit(_job, "pages", langs)
+        self.drift: Future = self.pool.submit(_job, "drift", str(folder))
 
     def api_files(self) -> dict[str, bytes]:
-        return {**self.api.result(), **self.match.result()}
+        return {**self.api.result(), **self.match.result(), **self.drift.result()}
 
     def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
         return self.pages.result()[lang]
