@@ -239,6 +239,37 @@ def test_site_search_finds_a_catalog_message(browser, site, lang):
         context.close()
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", routes.LANGS)
+def test_the_paste_page_answers_version_drift_from_the_symbol_index(browser, site, lang):
+    line = "ImportError: cannot import name 'Scheduler' from 'servekit' (/venv/lib/python3.11/site-packages/servekit/__init__.py)"
+    with serving(site) as url:
+        context = browser.new_context()
+        pg = context.new_page()
+        pg.goto(url + routes.lang_root(lang) + routes.page_url("match") + "?version=demo==0.1.0")
+        pg.wait_for_selector("[data-errdex-matcher][data-state=ready]", timeout=15000)
+        pg.fill("[data-errdex-matcher] textarea", line)
+        pg.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=15000)
+        drift = pg.locator("[data-errdex-drift=import]")
+        assert drift.count() == 1 and drift.is_visible()
+        answer = drift.locator("[data-errdex-drift-verdict=added]")
+        assert answer.locator("code").inner_text() == "servekit.Scheduler"
+        text = answer.inner_text()
+        if lang == "zh":
+            assert "servekit.Scheduler 在 servekit 0.2.0 中加入" in text and "你的 servekit 0.1.0 没有它。" in text
+        else:
+            assert "servekit.Scheduler was added in servekit 0.2.0" in text and "Your servekit 0.1.0 does not have it." in text
+        assert drift.locator("[data-errdex-copy]").get_attribute("data-errdex-copy") == "pip install 'servekit>=0.2.0'"
+        # the status line says a drift line was answered, though no record or catalog entry matched
+        assert ("版本漂移：1 行" if lang == "zh" else "Version drift: 1 line answered") in pg.locator("[data-errdex-matcher-status]").inner_text()
+        # a line of no drift shape leaves the drift list empty and hidden
+        pg.fill("[data-errdex-matcher] textarea", "RuntimeError: something else entirely")
+        pg.wait_for_function("document.querySelector('[data-errdex-matcher]').dataset.input === '37' && "
+                             "document.querySelector('[data-errdex-matcher]').dataset.state === 'done'", timeout=15000)
+        assert pg.locator("[data-errdex-drift]").count() == 0 and not pg.locator("[data-errdex-matcher-drift]").is_visible()
+        context.close()
+
+
 def _list_project(folder: Path, slug: str) -> None:
     """List `slug` in releases.json and projects.yaml as demo is listed."""
     import copy

@@ -33,7 +33,7 @@
  * entries gain rules.release_has_bonus or lose rules.release_lacks_penalty.
  */
 "use strict";
-importScripts("errdex-match-catalog.js");
+importScripts("errdex-match-catalog.js", "errdex-drift.js");
 
 var KEY = 4;
 var WINDOW = 65536;
@@ -618,6 +618,8 @@ self.onmessage = function (event) {
       if (typeof msg.catalog === "string") {
         try { entries = catalogLoad(msg.catalog, String(msg.shard)); } catch (err) { catalog = null; }
       }
+      // drift answers come with the catalog (its symbol indexes): a build without one has no drift data to fetch
+      if (catalog && msg.drift) driftSetup(String(msg.drift.index), String(msg.drift.shard), String(msg.drift.registry));
       self.postMessage({ type: "ready", count: count, entries: entries, projects: catalog ? catalog.projects : null });
     }, function (err) {
       self.postMessage({ type: "failed", error: String(err && err.message || err) });
@@ -635,7 +637,13 @@ self.onmessage = function (event) {
           out.counts = { records: recs.length, catalog: cats.length };
           out.results = recs.slice(0, msg.show).concat(cats.slice(0, msg.show));
         }
-        self.postMessage(out);
+        // version drift (errdex-drift.js): fetched data, no pattern of a record or entry: the page's limit waits
+        self.postMessage({ type: "fetching", seq: msg.seq });
+        return driftAnswers(String(msg.text || "").slice(0, MAX_TEXT), msg.version || {}).catch(function () { return []; }).then(function (found) {
+          self.postMessage({ type: "fetched", seq: msg.seq });
+          out.drift = found;
+          self.postMessage(out);
+        });
       });
     });
   }

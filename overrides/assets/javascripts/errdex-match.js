@@ -40,6 +40,12 @@
   var errorPage = root.getAttribute("data-route-error-page");
   var catalogIndexUrl = root.getAttribute("data-route-catalog-index") ? new URL(root.getAttribute("data-route-catalog-index"), siteRoot).href : null;
   var catalogShardUrl = root.getAttribute("data-route-catalog-shard") ? new URL(root.getAttribute("data-route-catalog-shard"), siteRoot).href.split("%7Bkey%7D").join("{key}") : null;
+  function apiUrl(name) { // a route with {key}/{project} holes, made absolute with the holes kept
+    var route = root.getAttribute("data-route-" + name);
+    return route ? new URL(route, siteRoot).href.split("%7Bkey%7D").join("{key}").split("%7Bproject%7D").join("{project}") : null;
+  }
+  var driftUrls = apiUrl("drift-index") ? { index: apiUrl("drift-index"), shard: apiUrl("drift-shard"), registry: apiUrl("drift-registry") } : null;
+  var driftList = root.querySelector("[data-errdex-matcher-drift]");
   var entryPage = root.getAttribute("data-route-catalog-entry");
   var entriesUrl = root.getAttribute("data-route-catalog-entries") ? new URL(root.getAttribute("data-route-catalog-entries"), siteRoot).href.split("%7Bkey%7D").join("{key}").split("%7Bproject%7D").join("{project}") : null;
   var codeLabels = JSON.parse(root.getAttribute("data-code-labels") || "{}");
@@ -79,7 +85,7 @@
   function start() {
     worker = new Worker(workerUrl);
     worker.onmessage = onMessage;
-    worker.postMessage({ type: "load", text: indexText, skip: skipped, catalog: catalogText, shard: catalogShardUrl });
+    worker.postMessage({ type: "load", text: indexText, skip: skipped, catalog: catalogText, shard: catalogShardUrl, drift: driftUrls });
   }
 
   function onMessage(event) {
@@ -336,7 +342,31 @@
     return fmt("raised-in", [ranges.map(function (x) { return x[0] === x[1] ? x[0] : fmt("range", x); }).join(", ")]);
   }
 
+  // Version drift: per line that says the installed release lacks a name, what the symbol index says of it
+  // (generator/bundle/drift.py's answer: its text in this page's language, and the command that installs a fit).
+  function renderDrift(found) {
+    if (!driftList) return;
+    driftList.textContent = "";
+    driftList.hidden = !found.length;
+    found.forEach(function (item) {
+      var li = el("li", "errdex-drift");
+      li.setAttribute("data-errdex-drift", item.shape);
+      li.appendChild(el("p", "errdex-drift__line", fmt("drift-line", [item.line])));
+      if (item.note) li.appendChild(el("p", "errdex-drift__note", item.note[lang] || item.note.en));
+      item.candidates.forEach(function (c) {
+        var p = el("p", "errdex-drift__answer");
+        p.setAttribute("data-errdex-drift-verdict", c.verdict);
+        p.appendChild(el("code", null, c.symbol));
+        p.appendChild(document.createTextNode(" (" + c.project + ") " + (c.text[lang] || c.text.en)));
+        li.appendChild(p);
+        if (c.install) li.appendChild(copyable(c.install, msg("drift-install")));
+      });
+      driftList.appendChild(li);
+    });
+  }
+
   function render(data) {
+    renderDrift(Array.isArray(data.drift) ? data.drift : []);
     list.textContent = "";
     var results = data.results;
     var records = results.filter(function (r) { return r.type !== "catalog"; });
@@ -347,6 +377,8 @@
     var lines = data.lines === 1 ? msg("line") : fmt("lines", [data.lines]);
     var counts = data.counts || { records: records.length, catalog: entries.length };
     var total = counts.records + counts.catalog;
+    var drifts = Array.isArray(data.drift) ? data.drift.length : 0;
+    if (drifts) parts.push(drifts === 1 ? msg("drift-one") : fmt("drift-other", [drifts]));
     if (!total) parts.push(fmt("none", [lines]));
     else parts.push(fmt(total === 1 ? "one" : "other", [total, lines]));
     if (counts.records > SHOW || counts.catalog > SHOW) parts.push(fmt("shown", [SHOW]));

@@ -1,0 +1,433 @@
+/* errdex drift answers, the paste page's copy of generator/bundle/drift.py (loaded by errdex-match-worker.js with
+ * importScripts): for a line where Python says the installed release lacks a name (`cannot import name`, `No module
+ * named`, `has no attribute`, `got an unexpected keyword argument`, an unknown model type or architecture,
+ * `unrecognized arguments`), the releases that have the name and the command that installs one that fits.
+ *
+ * What answers are made of besides the names (the shapes, the phrases in both languages, the patterns that read a
+ * log's packages, remote code and installed release, each project's releases) is the API's drift/index.json
+ * (generator/api/driftfiles.py writes it from generator/match/drift.py); the symbol indexes are read from its
+ * shards, filed by the name a line asks about (`m:<module>`, `c:<Class>`, `f:<function>`, `n:<name>`, shard
+ * crc32(key) % shards), and its registry files. Nothing is fetched for a text that holds no shape's literal. A set
+ * of releases is a BigInt bitmask over a project's releases, as in generator/catalog/symbols.py. The answers are
+ * the CLI's, field for field: tests/test_drift_browser.py runs both on the same lines and indexes.
+ */
+"use strict";
+
+var drift = null; // {index, shard, registry: URLs ({key}, {project}); meta: Promise of the index document}
+var driftDocs = new Map(); // URL -> Promise of a document (null when it cannot be had)
+
+function driftSetup(indexUrl, shardUrl, registryUrl) {
+  drift = { index: indexUrl, shard: shardUrl, registry: registryUrl, meta: null };
+}
+
+function driftFetch(url) {
+  if (!driftDocs.has(url)) {
+    driftDocs.set(url, fetch(url, { credentials: "same-origin" }).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).catch(function () { return null; }));
+  }
+  return driftDocs.get(url);
+}
+
+function pyPattern(source, flags) { // Python's named groups, (?P<name>...), as JavaScript writes them
+  return new RegExp(source.replace(/\(\?P</g, "(?<"), flags);
+}
+
+function driftMeta() {
+  if (!drift) return Promise.resolve(null);
+  if (!drift.meta) {
+    drift.meta = driftFetch(drift.index).then(function (m) {
+      if (!m || m.format !== 1 || !Array.isArray(m.shapes)) return null;
+      m.shapes.forEach(function (s) {
+        s.re = pyPattern(s.regex, "");
+        s.afterRe = s.after ? pyPattern(s.after, "") : null;
+      });
+      m.packageRe = pyPattern(m.package_path, "g");
+      m.remoteRe = pyPattern(m.remote_code, "");
+      Object.keys(m.projects).forEach(function (p) {
+        var info = m.projects[p];
+        info.all = (1n << BigInt(info.releases.length)) - 1n;
+      });
+      return m;
+    });
+  }
+  return drift.meta;
+}
+
+// -- the shapes (generator/match/drift.asks) -------------------------------------------------------------------
+
+function driftKeys(g) {
+  if (g.key) return [g.key];
+  if (g.keys) return Array.from(g.keys.matchAll(/'([^']+)'/g), function (m) { return m[1]; });
+  if (g.flags) return g.flags.split(/\s+/).filter(function (f) { return f.indexOf("--") === 0; }).map(function (f) { return f.split("=")[0]; });
+  return [];
+}
+
+function driftAsks(text, meta) {
+  var live = meta.shapes.filter(function (s) { return text.indexOf(s.literal) >= 0; });
+  if (!live.length) return [];
+  var lines = text.split("\n"), out = [];
+  for (var i = 0; i < lines.length; i++) {
+    var line = lines[i].slice(0, meta.max_line);
+    for (var k = 0; k < live.length; k++) {
+      var s = live[k];
+      if (line.indexOf(s.literal) < 0) continue;
+      var m = s.re.exec(line);
+      if (!m) continue;
+      if (s.afterRe && !lines.slice(Math.max(0, i - meta.context_lines), i).some(function (prev) { return s.afterRe.test(prev.slice(0, meta.max_line)); })) continue;
+      var g = {};
+      Object.keys(m.groups || {}).forEach(function (name) { if (m.groups[name]) g[name] = m.groups[name]; });
+      out.push({ shape: s.shape, line: i + 1, module: g.module || "", name: g.name || g.attr || g.kwarg || "", cls: g.cls || "",
+        func: g.func || "", registry: s.registry || "", keys: driftKeys(g), project: s.project || "" });
+      break;
+    }
+  }
+  return out;
+}
+
+// -- the index, read from the shards (generator/catalog/symbols.SymbolIndex) -----------------------------------
+
+function parseRanges(text, parent) {
+  if (text === "") return parent;
+  var mask = 0n;
+  text.split(",").forEach(function (run) {
+    var parts = run.split("-"), a = BigInt(parts[0]), b = BigInt(parts.length > 1 ? parts[1] : parts[0]);
+    mask |= ((1n << (b - a + 1n)) - 1n) << a;
+  });
+  return mask;
+}
+
+function runsOf(mask) {
+  var out = [];
+  for (var i = 0; mask >> BigInt(i); i++) {
+    if (!((mask >> BigInt(i)) & 1n)) continue;
+    if (out.length && out[out.length - 1][1] === i - 1) out[out.length - 1][1] = i;
+    else out.push([i, i]);
+  }
+  return out;
+}
+
+function Index(meta, project) {
+  this.meta = meta;
+  this.project = project;
+  var info = meta.projects[project];
+  this.pip = info.pip;
+  this.packages = info.packages;
+  this.releases = info.releases;
+  this.all = info.all;
+}
+
+Index.prototype.items = function (key) { // this project's items under a shard key
+  var project = this.project, n = crc32(key) % this.meta.shards;
+  return driftFetch(drift.shard.split("{key}").join(String(n))).then(function (doc) {
+    return ((doc && doc[key]) || []).filter(function (item) { return item[0] === project; });
+  });
+};
+
+Index.prototype.moduleLine = function (name) {
+  return this.items("m:" + name).then(function (items) { return items.length ? items[0][1] : null; });
+};
+
+Index.prototype.module = function (name) {
+  var all = this.all;
+  return this.moduleLine(name).then(function (node) { return node ? parseRanges(node.in, all) : 0n; });
+};
+
+Index.prototype.name = async function (module, name, depth) {
+  depth = depth || 0;
+  var node = await this.moduleLine(module);
+  var found = await this.module(module + "." + name);
+  if (node === null || depth > this.meta.max_depth) return found;
+  var own = parseRanges(node.in, this.all);
+  ["names", "classes", "functions"].forEach(function (part) {
+    var entry = (node[part] || {})[name];
+    if (entry !== undefined) found |= parseRanges(entry, own);
+  });
+  var stars = Object.keys(node.star || {});
+  var self = this;
+  var got = await Promise.all(stars.map(function (star) { return self.name(star, name, depth + 1); }));
+  stars.forEach(function (star, i) { found |= got[i] & parseRanges(node.star[star], own); });
+  return found;
+};
+
+Index.prototype.importableFrom = function (name) {
+  return this.items("n:" + name).then(function (items) { return items.length ? items[0][1] : []; });
+};
+
+Index.prototype.classHomes = function (cls) { // [[module, entry, its releases]] in the index's order
+  var all = this.all;
+  return this.items("c:" + cls).then(function (items) {
+    return items.map(function (it) { return [it[1], it[2], parseRanges(it[2].in || "", parseRanges(it[3], all))]; });
+  });
+};
+
+Index.prototype.classIn = function (module, cls) {
+  return this.classHomes(cls).then(function (homes) {
+    var found = homes.filter(function (h) { return h[0] === module; })[0];
+    return found ? [found[1], found[2]] : null;
+  });
+};
+
+Index.prototype.resolve = async function (dotted) {
+  var cut = dotted.lastIndexOf("."), module = dotted.slice(0, Math.max(cut, 0)), cls = dotted.slice(cut + 1);
+  if (!this.packages.some(function (p) { return dotted === p || dotted.indexOf(p + ".") === 0; })) return [];
+  if (await this.classIn(module, cls)) return [[module, cls]];
+  return (await this.classHomes(cls)).map(function (h) { return [h[0], cls]; });
+};
+
+Index.prototype.member = async function (module, cls, attr, depth, seen) {
+  depth = depth || 0;
+  seen = seen || [];
+  var found = await this.classIn(module, cls);
+  if (found === null || depth > this.meta.max_depth || seen.indexOf(module + "\u0000" + cls) >= 0) return 0n;
+  var entry = found[0], own = found[1], mask = 0n;
+  if (entry.attrs && Object.prototype.hasOwnProperty.call(entry.attrs, attr)) mask |= parseRanges(entry.attrs[attr], own);
+  if (entry.methods && Object.prototype.hasOwnProperty.call(entry.methods, attr)) mask |= parseRanges(entry.methods[attr].in || "", own);
+  var bases = Object.keys(entry.bases || {});
+  for (var i = 0; i < bases.length; i++) {
+    var edge = parseRanges(entry.bases[bases[i]], own), targets = await this.resolve(bases[i]);
+    for (var j = 0; j < targets.length; j++) {
+      mask |= (await this.member(targets[j][0], targets[j][1], attr, depth + 1, seen.concat([module + "\u0000" + cls]))) & edge;
+    }
+  }
+  return mask;
+};
+
+Index.prototype.methodParams = async function (module, cls, method, depth, seen) {
+  depth = depth || 0;
+  seen = seen || [];
+  var found = await this.classIn(module, cls);
+  if (found === null || depth > this.meta.max_depth || seen.indexOf(module + "\u0000" + cls) >= 0) return [];
+  var entry = found[0], own = found[1], out = [];
+  var m = entry.methods && Object.prototype.hasOwnProperty.call(entry.methods, method) ? entry.methods[method] : null;
+  if (m) {
+    var at = parseRanges(m.in || "", own), params = {};
+    Object.keys(m.params || {}).forEach(function (p) { params[p] = parseRanges(m.params[p], at); });
+    out.push([at, params]);
+  }
+  var bases = Object.keys(entry.bases || {});
+  for (var i = 0; i < bases.length; i++) {
+    var edge = parseRanges(entry.bases[bases[i]], own), targets = await this.resolve(bases[i]);
+    for (var j = 0; j < targets.length; j++) {
+      var more = await this.methodParams(targets[j][0], targets[j][1], method, depth + 1, seen.concat([module + "\u0000" + cls]));
+      more.forEach(function (pair) {
+        var ps = {};
+        Object.keys(pair[1]).forEach(function (p) { ps[p] = pair[1][p] & edge; });
+        out.push([pair[0] & edge, ps]);
+      });
+    }
+  }
+  return out;
+};
+
+Index.prototype.functionHomes = function (fn) { // [[module, entry, its releases]]
+  var all = this.all;
+  return this.items("f:" + fn).then(function (items) {
+    return items.map(function (it) { return [it[1], it[2], parseRanges(it[2].in || "", parseRanges(it[3], all))]; });
+  });
+};
+
+Index.prototype.registry = function (name, key) { // BigInt, or null when the project keeps no such registry
+  if (this.meta.projects[this.project].registries.indexOf(name) < 0) return Promise.resolve(null);
+  var all = this.all, url = drift.registry.split("{project}").join(this.project).split("{key}").join(name);
+  return driftFetch(url).then(function (keys) {
+    if (!keys) return null;
+    return Object.prototype.hasOwnProperty.call(keys, key) ? parseRanges(keys[key], all) : 0n;
+  });
+};
+
+// -- the answers (generator/bundle/drift) -----------------------------------------------------------------------
+
+function driftProjects(meta, hints) { // those with a package among `hints` first, then by name
+  function named(p) { return meta.projects[p].packages.some(function (x) { return hints.has(x); }); }
+  return Object.keys(meta.projects).sort(function (a, b) {
+    return (named(b) - named(a)) || (a < b ? -1 : a > b ? 1 : 0);
+  });
+}
+
+function projectOf(meta, dotted) {
+  var head = dotted.split(".")[0];
+  var p = driftProjects(meta, new Set()).filter(function (q) { return meta.projects[q].packages.indexOf(head) >= 0; })[0];
+  return p ? new Index(meta, p) : null;
+}
+
+async function searched(meta, hints, find) {
+  var all = driftProjects(meta, hints);
+  var named = all.filter(function (p) { return meta.projects[p].packages.some(function (x) { return hints.has(x); }); });
+  var found = [];
+  for (var i = 0; i < named.length; i++) found = found.concat(await find(new Index(meta, named[i])));
+  if (found.length) return found;
+  for (var j = 0; j < all.length; j++) if (named.indexOf(all[j]) < 0) found = found.concat(await find(new Index(meta, all[j])));
+  return found;
+}
+
+function preferred(found) { // those some release has first, in a stable order
+  return found.map(function (t, i) { return [t.has === 0n ? 1 : 0, i, t]; })
+    .sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); }).map(function (x) { return x[2]; });
+}
+
+function target(index, what, has, kind, elsewhere) {
+  return { index: index, what: what, has: has, kind: kind, elsewhere: elsewhere || [] };
+}
+
+async function driftTargets(meta, ask, hints) {
+  if (ask.shape === "import" || ask.shape === "module" || (ask.shape === "attribute" && ask.module)) {
+    var index = projectOf(meta, ask.module);
+    if (!index) return [];
+    if (ask.shape === "module") return [target(index, ask.module, await index.module(ask.module), "module")];
+    var has = await index.name(ask.module, ask.name);
+    var newest = 1n << BigInt(index.releases.length - 1), elsewhere = [];
+    if (!(has & newest) && ask.shape === "import") elsewhere = (await index.importableFrom(ask.name)).slice(0, meta.max_elsewhere);
+    return [target(index, ask.module + "." + ask.name, has, "name", elsewhere.filter(function (m) { return m !== ask.module; }))];
+  }
+  if (ask.shape === "attribute") {
+    var cls = ask.cls.split(".").pop();
+    var members = async function (ix) {
+      var homes = (await ix.classHomes(cls)).map(function (h) { return h[0]; });
+      homes = homes.filter(function (m, i) { return homes.indexOf(m) === i; }).sort();
+      var out = [];
+      for (var i = 0; i < homes.length; i++) out.push(target(ix, homes[i] + "." + cls + "." + ask.name, await ix.member(homes[i], cls, ask.name), "member"));
+      return out;
+    };
+    var scope = ask.cls.indexOf(".") >= 0 ? projectOf(meta, ask.cls) : null;
+    return preferred(scope ? await members(scope) : await searched(meta, hints, members));
+  }
+  if (ask.shape === "kwarg") {
+    var cut = ask.func.lastIndexOf("."), owner = ask.func.slice(0, Math.max(cut, 0)), fn = ask.func.slice(cut + 1);
+    if (!owner && fn === "__init__") return [];
+    var parameters = async function (ix) {
+      var out = [];
+      if (owner) {
+        var c = owner.split(".").pop(), homes = await ix.classHomes(c);
+        for (var i = 0; i < homes.length; i++) {
+          var got = 0n, list = await ix.methodParams(homes[i][0], c, fn);
+          list.forEach(function (pair) { got |= (pair[1][ask.name] || 0n) | (pair[1]["**"] || 0n); });
+          out.push(target(ix, homes[i][0] + "." + c + "." + fn + "(" + ask.name + "=...)", got, "parameter"));
+        }
+      } else {
+        var fns = await ix.functionHomes(fn);
+        fns.forEach(function (h) {
+          var at = h[2], params = {};
+          Object.keys(h[1].params || {}).forEach(function (p) { params[p] = parseRanges(h[1].params[p], at); });
+          out.push(target(ix, h[0] + "." + fn + "(" + ask.name + "=...)", (params[ask.name] || 0n) | (params["**"] || 0n), "parameter"));
+        });
+      }
+      return out;
+    };
+    return preferred(await searched(meta, hints, parameters));
+  }
+  if (ask.shape === "registry" || ask.shape === "flag") {
+    var having = driftProjects(meta, hints).filter(function (p) { return meta.projects[p].registries.indexOf(ask.registry) >= 0; });
+    var named = having.filter(function (p) { return meta.projects[p].packages.some(function (x) { return hints.has(x); }); });
+    if (meta.projects[ask.project] && !named.length) having = [ask.project];
+    else if (named.length) having = named;
+    var out = [];
+    for (var i = 0; i < having.length; i++) {
+      var ix = new Index(meta, having[i]);
+      for (var k = 0; k < ask.keys.length; k++) {
+        var key = ask.keys[k], got = await ix.registry(ask.registry, key);
+        if (got === null) continue;
+        var label = { model_types: "model type '" + key + "'", architectures: "architecture " + key, flags: "the flag " + key }[ask.registry] || key;
+        out.push(target(ix, label, got, "key"));
+      }
+      if (out.length && ask.shape === "registry") break;
+    }
+    return ask.shape === "flag" ? preferred(out) : out;
+  }
+  return [];
+}
+
+function say(meta, key, values) {
+  var pair = meta.phrases[key];
+  function fill(text) { return text.replace(/\{(\w+)\}/g, function (_, k) { return String(values[k]); }); }
+  return { en: fill(pair[0]), zh: fill(pair[1]) };
+}
+
+function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
+
+function installedRelease(meta, index, text, wanted) {
+  var names = [index.project, index.pip].concat(index.packages);
+  for (var i = 0; i < names.length; i++) if (Object.prototype.hasOwnProperty.call(wanted, names[i])) return wanted[names[i]];
+  var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
+  var m = new RegExp(meta.version_line.replace("{names}", alts.join("|")).replace(/\(\?P</g, "(?<"), "mi").exec(text);
+  return m ? m.groups.v : null;
+}
+
+function joinZh(parts) {
+  var out = "";
+  parts.forEach(function (part) { out += (!out || /[。）]$/.test(out)) ? part : " " + part; });
+  return out;
+}
+
+function describe(meta, t, release, remote) {
+  var index = t.index, releases = index.releases, first = releases[0], last = releases[releases.length - 1];
+  var spans = runsOf(t.has);
+  var out = { project: index.project, symbol: t.what, kind: t.kind, searched: { from: first, to: last, releases: releases.length },
+    has: spans.map(function (s) { return { from: releases[s[0]], to: releases[s[1]] }; }) };
+  var text = [];
+  if (!spans.length) {
+    out.verdict = "absent";
+    text.push(say(meta, "none", { pip: index.pip, first: first, last: last, what: t.what }));
+    if (t.kind === "key" && t.what.indexOf("model type") === 0) text.push(say(meta, "no_model", {}));
+  } else {
+    var a = spans[0][0], b = spans[spans.length - 1][1], spec;
+    text.push(a > 0 ? say(meta, "added", { what: t.what, pip: index.pip, added: releases[a], before: releases[a - 1] })
+      : say(meta, "oldest", { what: t.what, pip: index.pip, first: first }));
+    if (spans.length > 1) {
+      text.push(say(meta, "gaps", { spans: spans.map(function (s) { return s[0] === s[1] ? releases[s[0]] : releases[s[0]] + "\u2013" + releases[s[1]]; }).join(", ") }));
+    }
+    var start = spans[spans.length - 1][0];
+    if (b < releases.length - 1) {
+      text.push(say(meta, "removed", { removed: releases[b + 1], last_has: releases[b] }));
+      spec = start > 0 ? ">=" + releases[start] + ",<" + releases[b + 1] : "<" + releases[b + 1];
+      out.verdict = "removed";
+    } else {
+      text.push(say(meta, "kept", { since: releases[start], last: last }));
+      spec = start > 0 ? ">=" + releases[start] : "";
+      out.verdict = a > 0 ? "added" : "present";
+    }
+    var command = spec ? "pip install '" + index.pip + spec + "'" : "pip install -U " + index.pip;
+    out.install = command;
+    text.push(say(meta, "install", { command: command }));
+    if (remote) text.push(say(meta, "remote", { pip: index.pip, command: command }));
+  }
+  if (t.elsewhere.length) {
+    out.elsewhere = t.elsewhere;
+    text.push(say(meta, "elsewhere", { pip: index.pip, last: last, name: t.what.split(".").pop(), modules: t.elsewhere.join(", ") }));
+  }
+  if (release !== null) {
+    var at = releases.indexOf(release);
+    if (at >= 0) {
+      var has = ((t.has >> BigInt(at)) & 1n) === 1n;
+      out.installed = { release: release, has: has };
+      text.push(say(meta, has ? "has" : "lacks", { pip: index.pip, release: release }));
+    } else {
+      out.installed = { release: release, has: null };
+      text.push(say(meta, "unknown_release", { pip: index.pip, release: release }));
+    }
+  }
+  out.text = { en: text.map(function (p) { return p.en; }).join(" "), zh: joinZh(text.map(function (p) { return p.zh; })) };
+  return out;
+}
+
+// The drift answers of a text: one per line that states a missing name the index can speak to ([] when none, or
+// when the drift data cannot be had). `wanted`: {project or package: release}, the version box's choice.
+async function driftAnswers(text, wanted) {
+  var meta = await driftMeta();
+  if (!meta) return [];
+  var asks = driftAsks(text, meta);
+  if (!asks.length) return [];
+  var hints = new Set(Array.from(text.matchAll(meta.packageRe), function (m) { return m[1]; }));
+  var remote = meta.remoteRe.test(text), out = [];
+  for (var i = 0; i < asks.length; i++) {
+    var found = await driftTargets(meta, asks[i], hints);
+    if (!found.length) continue;
+    var candidates = found.slice(0, meta.max_candidates).map(function (t) {
+      return describe(meta, t, installedRelease(meta, t.index, text, wanted || {}), remote);
+    });
+    var item = { line: asks[i].line, shape: asks[i].shape, candidates: candidates };
+    if (found.length > 1) item.note = say(meta, "candidates", { n: found.length });
+    out.push(item);
+  }
+  return out;
+}
