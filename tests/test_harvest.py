@@ -628,6 +628,22 @@ def test_stats_and_links(workspace, capsys) -> None:
     assert (row.records, row.linked_user, row.share) == (1, 1, 1 / row.user)
 
 
+def test_a_record_belongs_to_one_of_two_projects_from_one_repository(workspace) -> None:
+    """sglang and sgl-kernel come from one repository: a record is its folder's project, else the first listed."""
+    ws = workspace
+    assert _harvest(ws, "demo") == 0
+    doc = __import__("yaml").safe_load(CONFIG)
+    doc["projects"] = {"demo-ops": {**doc["projects"]["native"], "repo": "Example-Org/Engine"}, **doc["projects"]}
+    projects = parse_config(doc)
+    catalogs = {"demo": read_catalog(ws.catalog / "demo.jsonl"), "demo-ops": []}
+    record = SimpleNamespace(id="demo/port", repo="example-org/engine", error=SimpleNamespace(examples=[SimpleNamespace(text="ValueError: Port 80 is already in use by another server")], message="Port {} is already in use by another server"))
+    other = SimpleNamespace(id="engine/other", repo="example-org/engine", error=SimpleNamespace(examples=[], message="Port {} is already in use by another server"))
+    links = link_records([record, other], catalogs, projects)
+    assert links == {"demo/port": [entry_id("demo", "Port {} is already in use by another server")]}
+    rows = {r.project: r for r in project_stats([record, other], catalogs, projects, read_releases(ws.catalog), links)}
+    assert (rows["demo"].records, rows["demo"].linked_user, rows["demo-ops"].records) == (1, 1, 1)
+
+
 def _symbols(ws, *extra: str) -> int:
     return main(["symbols", *extra, "--cache", str(ws.cache), "--config", str(ws.config), "--out", str(ws.catalog), "--jobs", "1"])
 

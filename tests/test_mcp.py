@@ -428,6 +428,28 @@ def test_catalog_project_joins_records_by_repository(tmp_path: Path, files: dict
     assert [(p["project"], p["records"], p["catalog"]["project"]) for p in got["projects"]] == [("demo", 4, "serve.kit")]
 
 
+def test_two_catalog_projects_from_one_repository(tmp_path: Path, files: dict[str, bytes]) -> None:
+    """sgl-kernel comes from sglang's repository: each is listed as itself, and the repository names the project
+    of its own name."""
+    from generator.bundle.apidata import from_files
+    from generator.mcp.tools import Knowledge, list_projects
+
+    demo = (CATALOG / "demo.jsonl").read_text(encoding="utf-8")
+    releases = json.loads((CATALOG / "releases.json").read_text(encoding="utf-8"))
+    for slug in ("demo", "demo-kernel", "tools", "tools-ops"):
+        (tmp_path / f"{slug}.jsonl").write_text(demo.replace('"project":"demo"', f'"project":"{slug}"').replace('"id":"demo/', f'"id":"{slug}/'), encoding="utf-8")
+    (tmp_path / "releases.json").write_text(json.dumps({slug: releases["demo"] for slug in ("demo", "demo-kernel", "tools", "tools-ops")}), encoding="utf-8")
+    config = "".join(f"  {slug}:\n    repo: example-org/{repo}\n    package: {slug}-py\n" for slug, repo in
+                     [("demo", "servekit"), ("demo-kernel", "servekit"), ("tools", "tools"), ("tools-ops", "tools")])
+    (tmp_path / "projects.yaml").write_text("projects:\n" + config, encoding="utf-8")
+    catalog = load_catalog(tmp_path)
+    assert catalog.problem_count == 0
+    assert catalog.project("example-org/tools").slug == "tools" and catalog.project("tools-ops-py").slug == "tools-ops"
+    got = list_projects(Knowledge(from_files(files, "test"), catalog))
+    rows = [(p["project"], p["records"], p["catalog"]["project"]) for p in got["projects"]]
+    assert rows == [("demo", 4, "demo"), ("demo-kernel", 0, "demo-kernel"), ("tools", 0, "tools"), ("tools-ops", 0, "tools-ops")]
+
+
 def test_catalog_without_releases_orders_versions_by_number(tmp_path: Path) -> None:
     (tmp_path / "demo.jsonl").write_bytes((CATALOG / "demo.jsonl").read_bytes())
     project = load_catalog(tmp_path).projects["demo"]

@@ -23,14 +23,33 @@ def record_texts(record) -> list[str]:
     return texts
 
 
+def projects_by_repo(projects: dict[str, Project]) -> dict[str, list[str]]:
+    """repository (lowercase) -> the slugs of the projects harvested from it, in the configuration's order."""
+    by_repo: dict[str, list[str]] = {}
+    for slug, project in projects.items():
+        for repo in sorted(project.repos()):
+            by_repo.setdefault(repo, []).append(slug)
+    return by_repo
+
+
+def record_project(record, by_repo: dict[str, list[str]]) -> str | None:
+    """The project a record belongs to: its repository's; of two projects from one repository (sglang and
+    sgl-kernel), the one its folder names (sglang/...), else the first listed."""
+    slugs = by_repo.get(record.repo.lower())
+    if not slugs:
+        return None
+    folder = record.id.split("/", 1)[0]
+    return folder if folder in slugs else slugs[0]
+
+
 def link_records(records: Iterable, catalogs: dict[str, list[dict]], projects: dict[str, Project]) -> dict[str, list[str]]:
     """record id -> the ids of the catalog entries (of the record's own project) whose pattern finds one of its
     examples or its filled template. An entry of fewer than MIN_STABLE fixed characters ("not supported",
     "mlx-runner") explains no record: it is found inside too many messages."""
-    by_repo = {repo: slug for slug, p in projects.items() for repo in p.repos()}
+    by_repo = projects_by_repo(projects)
     links: dict[str, list[str]] = {}
     for record in records:
-        slug = by_repo.get(record.repo.lower())
+        slug = record_project(record, by_repo)
         if slug is None or slug not in catalogs:
             continue
         texts = record_texts(record)
@@ -65,18 +84,19 @@ class ProjectStats:
 def project_stats(records: list, catalogs: dict[str, list[dict]], projects: dict[str, Project], releases: dict[str, list],
                   links: dict[str, list[str]]) -> list[ProjectStats]:
     linked = {eid for ids in links.values() for eid in ids}
+    by_repo = projects_by_repo(projects)
+    owners = [record_project(r, by_repo) for r in records]
     rows = []
     for slug, project in projects.items():
         entries = catalogs.get(slug, [])
         user = [e for e in entries if e["tier"] == "user"]
-        repos = project.repos()
         rows.append(ProjectStats(
             project=slug,
             releases=len(releases.get(slug, [])),
             templates=len(entries),
             user=len(user),
             internal=len(entries) - len(user),
-            records=sum(1 for r in records if r.repo.lower() in repos),
+            records=owners.count(slug),
             linked_user=sum(1 for e in user if e["id"] in linked),
         ))
     return rows

@@ -55,8 +55,10 @@ def list_projects(k: Knowledge) -> dict[str, Any]:
             item["repos"].append(entry["repo"])
     by_repo = {repo: slug for slug, item in projects.items() for repo in item["repos"]}
     for slug, project in k.catalog.projects.items():
-        # The catalog's slug may differ from the records' folder (llama.cpp, llama-cpp): join on the repository.
-        target = slug if slug in projects else by_repo.get(project.repository or "", slug)
+        # The catalog's slug may differ from the records' folder (llama.cpp, llama-cpp): join on the repository,
+        # unless the folder it finds is a catalog project of its own (sgl-kernel comes from sglang's repository).
+        joined = by_repo.get(project.repository or "")
+        target = slug if slug in projects or joined is None or joined in k.catalog.projects else joined
         item = projects.setdefault(target, {"project": target, "records": 0, "repos": []})
         if project.repository and project.repository not in item["repos"]:
             item["repos"].append(project.repository)
