@@ -53,7 +53,9 @@ def _page_with_drift(folder: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
     for name in ("errdex-match-catalog.js", "errdex-drift.js"):
         shutil.copy(SCRIPTS / name, folder / name)
-    (folder / "index.html").write_text('<!doctype html><meta charset="utf-8"><script src="errdex-match-catalog.js"></script>'
+    # the worker's `execute` runs every pattern of the drift data there (budget, skip list, kill switch); here, plainly
+    runner = "function execute(p, text, from) { p.re = p.re || new RegExp(p.source, p.flags); p.re.lastIndex = from; return p.re.exec(text); }"
+    (folder / "index.html").write_text(f'<!doctype html><meta charset="utf-8"><script>{runner}</script><script src="errdex-match-catalog.js"></script>'
                                        '<script src="errdex-drift.js"></script>', encoding="utf-8")
 
 

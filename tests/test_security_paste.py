@@ -168,7 +168,7 @@ def test_the_worker_compiles_and_runs_patterns_in_one_place():
     (`execute` consults the skip list and the time budget, and tells the page which pattern it runs): a new kind of
     pattern cannot bypass the kill switch. Outside it, only the worker's own constants (TOKEN) are run."""
     worker = (SCRIPTS / "errdex-match-worker.js").read_text(encoding="utf-8")
-    names = ["errdex-match-worker.js"] + re.findall(r'importScripts\("([^"]+)"\)', worker)  # the worker and what it loads
+    names = ["errdex-match-worker.js"] + [n for call in re.findall(r"importScripts\(([^)]*)\)", worker) for n in re.findall(r'"([^"]+)"', call)]  # the worker and what it loads
     assert len(names) > 1
     seen = {}
     for name in names:

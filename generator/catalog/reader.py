@@ -194,18 +194,13 @@ class Catalog:
         lowered = key.lower()
         if lowered in self.projects:
             return self.projects[lowered]
-        squashed = re.sub(r"[._-]", "", lowered)
-        same_repo = []
-        for project in self.projects.values():
-            if lowered == (project.package or "").lower():
-                return project
-            if squashed == re.sub(r"[._-]", "", project.slug):  # llama-cpp for llama.cpp
-                return project
-            if lowered == (project.repository or "").lower():
-                same_repo.append(project)
-        if same_repo:  # of two projects from one repository (sglang, sgl-kernel), the one named as it is
-            name = re.sub(r"[._-]", "", lowered.rsplit("/", 1)[-1])
-            return next((p for p in same_repo if re.sub(r"[._-]", "", p.slug) == name), same_repo[0])
+        squash = lambda text: re.sub(r"[._-]", "", text)  # noqa: E731  (llama-cpp for llama.cpp)
+        found = [p for p in self.projects.values() if lowered == (p.package or "").lower() or squash(lowered) == squash(p.slug)]
+        # of two projects from one repository (sglang, sgl-kernel), the one named as it is, else the first
+        found += sorted((p for p in self.projects.values() if lowered == (p.repository or "").lower()),
+                        key=lambda p: squash(p.slug) != squash(lowered.rsplit("/", 1)[-1]))
+        if found:
+            return found[0]
         known = ", ".join(sorted(self.projects)) or "none (no catalog is loaded)"
         raise CatalogQueryError(f"the catalog has no project {key!r}; it has: {known}")
 

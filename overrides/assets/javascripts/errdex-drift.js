@@ -9,7 +9,8 @@
  * shards, filed by the name a line asks about (`m:<module>`, `c:<Class>`, `f:<function>`, `n:<name>`, shard
  * crc32(key) % shards), and its registry files. Nothing is fetched for a text that holds no shape's literal. A set
  * of releases is a BigInt bitmask over a project's releases, as in generator/catalog/symbols.py. The answers are
- * the CLI's, field for field: tests/test_drift_browser.py runs both on the same lines and indexes.
+ * the CLI's, field for field: tests/test_drift_browser.py runs both on the same lines and indexes. Every pattern of
+ * the drift data runs through the worker's `execute`, as the records' and the catalog's do.
  */
 "use strict";
 
@@ -29,8 +30,11 @@ function driftFetch(url) {
   return driftDocs.get(url);
 }
 
-function pyPattern(source, flags) { // Python's named groups, (?P<name>...), as JavaScript writes them
-  return new RegExp(source.replace(/\(\?P</g, "(?<"), flags);
+// A pattern of the drift data, in the form the worker's `execute` runs (it compiles it, keeps to the request's
+// budget and skip list, and tells the page which pattern runs): Python's named groups (?P<name>...) written as
+// JavaScript writes them.
+function pyPattern(id, source, flags) {
+  return { id: "drift:" + id, source: source.replace(/\(\?P</g, "(?<"), flags: flags, re: null };
 }
 
 function driftMeta() {
@@ -38,12 +42,13 @@ function driftMeta() {
   if (!drift.meta) {
     drift.meta = driftFetch(drift.index).then(function (m) {
       if (!m || m.format !== 1 || !Array.isArray(m.shapes)) return null;
-      m.shapes.forEach(function (s) {
-        s.re = pyPattern(s.regex, "");
-        s.afterRe = s.after ? pyPattern(s.after, "") : null;
+      m.shapes.forEach(function (s, i) {
+        s.p = pyPattern("shape:" + i, s.regex, "");
+        s.afterP = s.after ? pyPattern("after:" + i, s.after, "") : null;
       });
-      m.packageRe = pyPattern(m.package_path, "g");
-      m.remoteRe = pyPattern(m.remote_code, "");
+      m.packageP = pyPattern("package", m.package_path, "g");
+      m.remoteP = pyPattern("remote", m.remote_code, "");
+      m.versionP = {}; // project -> its release pattern, made when first needed
       Object.keys(m.projects).forEach(function (p) {
         var info = m.projects[p];
         info.all = (1n << BigInt(info.releases.length)) - 1n;
@@ -72,9 +77,9 @@ function driftAsks(text, meta) {
     for (var k = 0; k < live.length; k++) {
       var s = live[k];
       if (line.indexOf(s.literal) < 0) continue;
-      var m = s.re.exec(line);
+      var m = execute(s.p, line, 0);
       if (!m) continue;
-      if (s.afterRe && !lines.slice(Math.max(0, i - meta.context_lines), i).some(function (prev) { return s.afterRe.test(prev.slice(0, meta.max_line)); })) continue;
+      if (s.afterP && !lines.slice(Math.max(0, i - meta.context_lines), i).some(function (prev) { return execute(s.afterP, prev.slice(0, meta.max_line), 0) !== null; })) continue;
       var g = {};
       Object.keys(m.groups || {}).forEach(function (name) { if (m.groups[name]) g[name] = m.groups[name]; });
       out.push({ shape: s.shape, line: i + 1, module: g.module || "", name: g.name || g.attr || g.kwarg || "", cls: g.cls || "",
@@ -348,8 +353,11 @@ function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
 function installedRelease(meta, index, text, wanted) {
   var names = [index.project, index.pip].concat(index.packages);
   for (var i = 0; i < names.length; i++) if (Object.prototype.hasOwnProperty.call(wanted, names[i])) return wanted[names[i]];
-  var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
-  var m = new RegExp(meta.version_line.replace("{names}", alts.join("|")).replace(/\(\?P</g, "(?<"), "mi").exec(text);
+  if (!meta.versionP[index.project]) {
+    var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
+    meta.versionP[index.project] = pyPattern("version:" + index.project, meta.version_line.replace("{names}", alts.join("|")), "mi");
+  }
+  var m = execute(meta.versionP[index.project], text, 0);
   return m ? m.groups.v : null;
 }
 
@@ -411,23 +419,34 @@ function describe(meta, t, release, remote) {
 }
 
 // The drift answers of a text: one per line that states a missing name the index can speak to ([] when none, or
-// when the drift data cannot be had). `wanted`: {project or package: release}, the version box's choice.
-async function driftAnswers(text, wanted) {
+// when the drift data cannot be had). `wanted`: {project or package: release}, the version box's choice. The
+// patterns run first (the lines' shapes, the frames' packages, remote code), then the shards are fetched (between
+// `hooks.fetching()` and `hooks.fetched()`: the page's time limit waits for the network, not for a pattern), then
+// the release patterns run for the answers.
+async function driftAnswers(text, wanted, hooks) {
   var meta = await driftMeta();
   if (!meta) return [];
   var asks = driftAsks(text, meta);
   if (!asks.length) return [];
-  var hints = new Set(Array.from(text.matchAll(meta.packageRe), function (m) { return m[1]; }));
-  var remote = meta.remoteRe.test(text), out = [];
-  for (var i = 0; i < asks.length; i++) {
-    var found = await driftTargets(meta, asks[i], hints);
-    if (!found.length) continue;
-    var candidates = found.slice(0, meta.max_candidates).map(function (t) {
+  var hints = new Set(), from = 0, m;
+  while ((m = execute(meta.packageP, text, from)) !== null) { hints.add(m[1]); from = m.index + Math.max(m[0].length, 1); }
+  var remote = execute(meta.remoteP, text, 0) !== null;
+  if (hooks) hooks.fetching();
+  var found = [];
+  try {
+    for (var i = 0; i < asks.length; i++) found.push(await driftTargets(meta, asks[i], hints));
+  } finally {
+    if (hooks) hooks.fetched();
+  }
+  var out = [];
+  asks.forEach(function (ask, i) {
+    if (!found[i].length) return;
+    var candidates = found[i].slice(0, meta.max_candidates).map(function (t) {
       return describe(meta, t, installedRelease(meta, t.index, text, wanted || {}), remote);
     });
-    var item = { line: asks[i].line, shape: asks[i].shape, candidates: candidates };
-    if (found.length > 1) item.note = say(meta, "candidates", { n: found.length });
+    var item = { line: ask.line, shape: ask.shape, candidates: candidates };
+    if (found[i].length > 1) item.note = say(meta, "candidates", { n: found[i].length });
     out.push(item);
-  }
+  });
   return out;
 }

@@ -637,10 +637,20 @@ self.onmessage = function (event) {
           out.counts = { records: recs.length, catalog: cats.length };
           out.results = recs.slice(0, msg.show).concat(cats.slice(0, msg.show));
         }
-        // version drift (errdex-drift.js): fetched data, no pattern of a record or entry: the page's limit waits
-        self.postMessage({ type: "fetching", seq: msg.seq });
-        return driftAnswers(String(msg.text || "").slice(0, MAX_TEXT), msg.version || {}).catch(function () { return []; }).then(function (found) {
-          self.postMessage({ type: "fetched", seq: msg.seq });
+        if (!drift) { self.postMessage(out); return null; }
+        // version drift (errdex-drift.js), with a budget of its own: its data is fetched (the page's limit waits),
+        // its few patterns run through `execute`
+        var hooks = {
+          fetching: function () { self.postMessage({ type: "fetching", seq: msg.seq }); },
+          fetched: function () { self.postMessage({ type: "fetched", seq: msg.seq }); }
+        };
+        hooks.fetching();
+        return driftMeta().then(function () {
+          hooks.fetched();
+          over = false;
+          deadline = performance.now() + (typeof msg.budget === "number" ? msg.budget : 1000);
+          return driftAnswers(String(msg.text || "").slice(0, MAX_TEXT), msg.version || {}, hooks);
+        }).catch(function () { return []; }).then(function (found) {
           out.drift = found;
           self.postMessage(out);
         });
