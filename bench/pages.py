@@ -9,7 +9,8 @@ Chromium at 1280x800, it reports side by side:
   3. the header search: "CUDA out of memory" typed on the home page: the bytes fetched and the time from the last
      key to the results, and the rank of the CUDA out-of-memory record;
   4. the same search in Chinese (显存不足): the rank of the CUDA out-of-memory record;
-  5. the cut-off out-of-memory line pasted into the header search (the matcher is asked too): bytes and time.
+  5. the cut-off out-of-memory line pasted into the header search (the matcher is asked too): bytes and time;
+  6. a version-drift line on the paste page (DRIFT_LINE): the drift files it fetches, and the time to its answer.
 Goals (issue 26): the paste page at most 600 KB before a paste; a search at most 300 KB and answered within 1 s of
 the last key; the first card's fix above 800 px.
 """
@@ -27,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OOM_LINE = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB"
 OOM_ID = "pytorch/cuda-out-of-memory"
+DRIFT_LINE = "ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/usr/local/lib/python3.10/site-packages/huggingface_hub/__init__.py)"
 
 
 def _gzip_bytes(site: Path, url: str, base: str) -> int:
@@ -57,6 +59,22 @@ def _paste_page(page, base: str, site: Path) -> dict:
     return {"before_kb": sum(_gzip_bytes(site, u, base) for u in before) / 1000, "before_files": len(before), "ready_s": ready,
             "paste_kb": sum(_gzip_bytes(site, u, base) for u in after) / 1000, "paste_files": len(after),
             "answer_s": answered, "fix_bottom": fix, "first": first}
+
+
+def _drift(page, base: str, site: Path) -> dict:
+    fetched: list[str] = []
+    page.on("requestfinished", lambda r: fetched.append(r.url))
+    page.goto(base + "match/")
+    page.wait_for_function("document.querySelector('[data-errdex-matcher]')?.dataset.state === 'ready'", timeout=60000)
+    before = len(fetched)
+    t0 = time.perf_counter()
+    page.fill("textarea", DRIFT_LINE)
+    page.wait_for_function(f"document.querySelector('[data-errdex-matcher]').dataset.input === '{len(DRIFT_LINE)}' && "
+                           "document.querySelector('[data-errdex-matcher]').dataset.state === 'done'", timeout=60000)
+    answered = time.perf_counter() - t0
+    drift = [u for u in fetched[before:] if "/api/drift/" in u]
+    return {"kb": sum(_gzip_bytes(site, u, base) for u in drift) / 1000, "files": len(drift), "answer_s": answered,
+            "answered": page.locator("[data-errdex-drift]").count()}
 
 
 def _search(page, base: str, site: Path, lang: str, query: str) -> dict:
@@ -108,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 one["search"] = _search(context.new_page(), base, site, "en", "CUDA out of memory")
                 one["search_zh"] = _search(context.new_page(), base, site, "zh", "显存不足")
                 one["search_paste"] = _search(context.new_page(), base, site, "en", OOM_LINE)
+                one["drift"] = _drift(context.new_page(), base, site)
                 context.close()
                 runs.append(one)
             browser.close()
@@ -127,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"search '显存不足': {med('search_zh', 'kb'):,.0f} KB gzip, {med('search_zh', 'answer_s'):.2f} s; the record ranks {last['search_zh']['rank']}")
     print(f"search with the pasted line: {med('search_paste', 'kb'):,.0f} KB gzip in {last['search_paste']['files']} files, "
           f"{med('search_paste', 'answer_s'):.2f} s; the record ranks {last['search_paste']['rank']}")
+    print(f"a version-drift line on the paste page: {med('drift', 'kb'):,.0f} KB gzip of drift data in {last['drift']['files']} files, "
+          f"answered in {med('drift', 'answer_s'):.2f} s ({last['drift']['answered']} drift answer)")
     print(f"(median of {args.runs} runs in a fresh browser context each)")
     return 0
 
