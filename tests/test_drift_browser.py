@@ -42,6 +42,13 @@ LINES: list[tuple[str, dict]] = [
     ("ValueError: The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.", {}),
     ("ValueError: The checkpoint you are trying to load has model type `nosuchmodel` but Transformers does not recognize this architecture.", {}),
     ("  File \"/m/transformers_modules/x/modeling_x.py\", line 3, in <module>\nImportError: cannot import name 'is_torch_fx_available' from 'transformers.utils.import_utils'", {}),
+    # names that an object inherits in JavaScript are names like any other in Python
+    ("ImportError: cannot import name 'constructor' from 'huggingface_hub'", {}),
+    ("AttributeError: 'DynamicCache' object has no attribute '__proto__'", {}),
+    ("AttributeError: 'DynamicCache' object has no attribute 'toString'", {}),
+    ("TypeError: DynamicCache.update() got an unexpected keyword argument 'constructor'", {}),
+    ("TypeError: hf_hub_download() got an unexpected keyword argument 'hasOwnProperty'", {}),
+    ("ValueError: The checkpoint you are trying to load has model type `constructor` but Transformers does not recognize this architecture.", {}),
 ] + [("\n".join(c.get("context", []) + [c["line"]]), {}) for c in CONFORMANCE]
 
 

@@ -92,6 +92,10 @@ function driftAsks(text, meta) {
 
 // -- the index, read from the shards (generator/catalog/symbols.SymbolIndex) -----------------------------------
 
+// A data object's own value under a key a pasted line chose ("constructor", "__proto__" are names too), never an
+// inherited one.
+function own(obj, key) { return obj && Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined; }
+
 function parseRanges(text, parent) {
   if (text === "") return parent;
   var mask = 0n;
@@ -143,15 +147,15 @@ Index.prototype.name = async function (module, name, depth) {
   var node = await this.moduleLine(module);
   var found = await this.module(module + "." + name);
   if (node === null || depth > this.meta.max_depth) return found;
-  var own = parseRanges(node.in, this.all);
+  var mine = parseRanges(node.in, this.all);
   ["names", "classes", "functions"].forEach(function (part) {
-    var entry = (node[part] || {})[name];
-    if (entry !== undefined) found |= parseRanges(entry, own);
+    var entry = own(node[part], name);
+    if (entry !== undefined) found |= parseRanges(entry, mine);
   });
   var stars = Object.keys(node.star || {});
   var self = this;
   var got = await Promise.all(stars.map(function (star) { return self.name(star, name, depth + 1); }));
-  stars.forEach(function (star, i) { found |= got[i] & parseRanges(node.star[star], own); });
+  stars.forEach(function (star, i) { found |= got[i] & parseRanges(node.star[star], mine); });
   return found;
 };
 
@@ -185,12 +189,12 @@ Index.prototype.member = async function (module, cls, attr, depth, seen) {
   seen = seen || [];
   var found = await this.classIn(module, cls);
   if (found === null || depth > this.meta.max_depth || seen.indexOf(module + "\u0000" + cls) >= 0) return 0n;
-  var entry = found[0], own = found[1], mask = 0n;
-  if (entry.attrs && Object.prototype.hasOwnProperty.call(entry.attrs, attr)) mask |= parseRanges(entry.attrs[attr], own);
-  if (entry.methods && Object.prototype.hasOwnProperty.call(entry.methods, attr)) mask |= parseRanges(entry.methods[attr].in || "", own);
+  var entry = found[0], at = found[1], mask = 0n;
+  if (own(entry.attrs, attr) !== undefined) mask |= parseRanges(entry.attrs[attr], at);
+  if (own(entry.methods, attr) !== undefined) mask |= parseRanges(entry.methods[attr].in || "", at);
   var bases = Object.keys(entry.bases || {});
   for (var i = 0; i < bases.length; i++) {
-    var edge = parseRanges(entry.bases[bases[i]], own), targets = await this.resolve(bases[i]);
+    var edge = parseRanges(entry.bases[bases[i]], at), targets = await this.resolve(bases[i]);
     for (var j = 0; j < targets.length; j++) {
       mask |= (await this.member(targets[j][0], targets[j][1], attr, depth + 1, seen.concat([module + "\u0000" + cls]))) & edge;
     }
@@ -203,20 +207,20 @@ Index.prototype.methodParams = async function (module, cls, method, depth, seen)
   seen = seen || [];
   var found = await this.classIn(module, cls);
   if (found === null || depth > this.meta.max_depth || seen.indexOf(module + "\u0000" + cls) >= 0) return [];
-  var entry = found[0], own = found[1], out = [];
-  var m = entry.methods && Object.prototype.hasOwnProperty.call(entry.methods, method) ? entry.methods[method] : null;
+  var entry = found[0], at = found[1], out = [];
+  var m = own(entry.methods, method);
   if (m) {
-    var at = parseRanges(m.in || "", own), params = {};
-    Object.keys(m.params || {}).forEach(function (p) { params[p] = parseRanges(m.params[p], at); });
-    out.push([at, params]);
+    var has = parseRanges(m.in || "", at), params = Object.create(null);
+    Object.keys(m.params || {}).forEach(function (p) { params[p] = parseRanges(m.params[p], has); });
+    out.push([has, params]);
   }
   var bases = Object.keys(entry.bases || {});
   for (var i = 0; i < bases.length; i++) {
-    var edge = parseRanges(entry.bases[bases[i]], own), targets = await this.resolve(bases[i]);
+    var edge = parseRanges(entry.bases[bases[i]], at), targets = await this.resolve(bases[i]);
     for (var j = 0; j < targets.length; j++) {
       var more = await this.methodParams(targets[j][0], targets[j][1], method, depth + 1, seen.concat([module + "\u0000" + cls]));
       more.forEach(function (pair) {
-        var ps = {};
+        var ps = Object.create(null);
         Object.keys(pair[1]).forEach(function (p) { ps[p] = pair[1][p] & edge; });
         out.push([pair[0] & edge, ps]);
       });
@@ -312,7 +316,7 @@ async function driftTargets(meta, ask, hints) {
       } else {
         var fns = await ix.functionHomes(fn);
         fns.forEach(function (h) {
-          var at = h[2], params = {};
+          var at = h[2], params = Object.create(null);
           Object.keys(h[1].params || {}).forEach(function (p) { params[p] = parseRanges(h[1].params[p], at); });
           out.push(target(ix, h[0] + "." + fn + "(" + ask.name + "=...)", (params[ask.name] || 0n) | (params["**"] || 0n), "parameter"));
         });
