@@ -12,6 +12,7 @@ Goals: at most 1.5 MB (gzip) before the first match; at most 100 ms (median) for
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
 import json
 import random
@@ -64,6 +65,11 @@ def shard_keys(index: dict, text: str, files: dict[str, bytes] | None = None) ->
     always = [(f"m{n}", p) for n, _token, probes in index["always"] for p in probes]
     words = {token for line in text.split("\n") for token in WORD.findall(line)}
     keys: set[str] = set()
+    from generator.api.catalogmatch import filter_holds
+
+    filt = index["token_filter"]
+    bits = base64.b64decode(filt["data"])
+    words = {t for t in words if filter_holds(filt, t, bits)}
     for k in sorted({zlib.crc32(t.encode("utf-8")) % index["message_shards"] % index["pieces"] for t in words}):
         if k not in index["pieces_written"]:
             continue

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.api.catalogmatch import PROBE_CHARS, catalog_match_files, inner_tokens, key_token, probe
+from generator.api.catalogmatch import FILTER_FALSE, PROBE_CHARS, catalog_match_files, filter_holds, inner_tokens, key_token, probe, token_filter
 from generator.catalog.query import traceback_fit
 from generator.routes import api_path
 
@@ -96,6 +96,34 @@ def test_the_fixture_exercises_what_the_page_shows():
     fits = [f for c in cases for f in c["expect"]["traceback"]]
     assert any(f["releases"] for f in fits) and any(not f["releases"] for f in fits)
     assert next(c for c in cases if c["name"] == "no known message")["expect"] == {"results": [], "traceback": []}
+
+
+FILED = [f"tok{i}_{'x' * (i % 7)}" for i in range(3000)] + ["Ünïcode", "显存", "a"]
+OTHERS = [f"other{i}" for i in range(20000)]
+
+
+def test_the_token_filter_holds_every_filed_token_and_few_others():
+    filt = token_filter(set(FILED))
+    assert all(filter_holds(filt, t) for t in FILED)  # never a filed token left out: its piece is always fetched
+    passed = sum(filter_holds(filt, t) for t in OTHERS) / len(OTHERS)
+    assert passed < 2 * FILTER_FALSE, passed
+    assert token_filter(set(reversed(FILED))) == filt  # the same bytes whatever the order
+
+
+@pytest.mark.browser
+def test_the_page_reads_the_token_filter_as_python_does(browser, tmp_path):
+    from tests.conftest import serving
+
+    shutil.copy(REPO / "overrides" / "assets" / "javascripts" / "errdex-match-catalog.js", tmp_path / "catalog.js")
+    (tmp_path / "index.html").write_text('<!doctype html><meta charset="utf-8"><script src="catalog.js"></script>', encoding="utf-8")
+    filt = token_filter(set(FILED))
+    words = FILED + OTHERS[:3000]
+    with serving(tmp_path) as url:
+        page = browser.new_page()
+        page.goto(url + "index.html")
+        got = page.evaluate("([f, words]) => { catalog = {filter: tokenFilter(f)}; return words.map(filterHolds); }", [filt, words])
+        page.close()
+    assert got == [filter_holds(filt, w) for w in words]
 
 
 def test_key_tokens_are_whole_words_of_any_text_holding_the_literal():

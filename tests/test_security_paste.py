@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.api.catalogmatch import shard_of
+from generator.api.catalogmatch import shard_of, token_filter
 from generator.routes import api_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +103,10 @@ def hostile_url(built_site, tmp_path_factory):
         _write_json(shard_path, shard)
         index["entries"] += 1
     index["frame"] = f'File "{SLOW}\\.py", line (\\d+)'
+    # the token filter holds every token the pieces file, the new ones too
+    filed = {t for k in index["pieces_written"] for group in json.loads((api / api_path("catalog_match_shard", f"p{k}")).read_text(encoding="utf-8")).values()
+             for t in group}
+    index["token_filter"] = token_filter(filed)
     _write_json(index_path, index)
     with serving(root) as url:
         yield url

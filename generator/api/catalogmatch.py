@@ -8,7 +8,8 @@ The whole catalog's patterns are megabytes; a paste holds a handful of its messa
     inside its literal has a second probe, the first `partial_min_chars` characters of that text, so that a cut-off
     line finds it too (its shard holds the entry under both tokens). A token's shard is crc32(token) % MESSAGE_SHARDS.
   - `index.json` (routes: catalog_match_index), read when the page opens: `always`, the probes checked on every
-    line (`[shard, token, [probe, ...]]`: no key token, or one that more than BIG_BUCKET probes share), each
+    line (`[shard, token, [probe, ...]]`: no key token, or one that more than BIG_BUCKET probes share), the
+    token filter (a Bloom filter of the tokens the pieces file: a word it does not hold fetches nothing), each
     project's releases (oldest first), the traceback frame pattern and how many frames are read
     (generator.cli.matchcatalog's, so both engines read alike), and the shard counts (and which site shards
     exist).
@@ -26,6 +27,8 @@ holds, and only then fetches their shards. Output is deterministic: compact JSON
 
 from __future__ import annotations
 
+import base64
+import math
 import re
 import zlib
 from collections import Counter
@@ -41,7 +44,8 @@ from ..match.portable import analyse, js_source_fast
 from ..routes import api_path
 
 PROBE_CHARS = 24  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
-PIECES = 256  # probe pieces: a line's few words fetch a few of them (~7 kB each), not the whole index
+PIECES = 2048  # probe pieces: a paste's words that the token filter passes fetch one each (~0.4 kB), not the whole index
+FILTER_FALSE = 0.01  # of the words no piece files, the share the token filter lets through (a piece fetched for nothing)
 BIG_BUCKET = 24  # a token more probes share than this is checked on every line, by a rarer 4-character piece
 MESSAGE_SHARDS = 8192  # ~8 entries a shard (67,000 entries): a paste's few messages cost a few kB each
 SITE_SHARDS = 16384  # a traceback's frames fetch one small shard each (every raise site of every release: ~200,000 keys)
@@ -76,6 +80,32 @@ def probe(literal: str, token: str) -> str:
 
 def shard_of(key: str, count: int) -> int:
     return zlib.crc32(key.encode("utf-8")) % count
+
+
+def _filter_bits(token: str, bits: int, hashes: int) -> list[int]:
+    data = token.encode("utf-8")
+    h1, h2 = zlib.crc32(data), zlib.crc32(b"#" + data)
+    return [(h1 + i * h2) % bits for i in range(hashes)]
+
+
+def token_filter(tokens: set[str]) -> dict[str, Any]:
+    """A Bloom filter of the tokens the probe pieces file: the page fetches a piece only for a word of the paste
+    the filter holds (every filed token, and about FILTER_FALSE of the others). Bit i is bit i % 8 of byte i // 8
+    of the base64 `data`; a token's bits are (crc32(token) + j * crc32("#" + token)) % bits for j < hashes."""
+    n = max(1, len(tokens))
+    bits = max(64, math.ceil(-n * math.log(FILTER_FALSE) / math.log(2) ** 2 / 8) * 8)
+    hashes = max(1, round(bits / n * math.log(2)))
+    data = bytearray(bits // 8)
+    for token in sorted(tokens):
+        for b in _filter_bits(token, bits, hashes):
+            data[b >> 3] |= 1 << (b & 7)
+    return {"bits": bits, "hashes": hashes, "data": base64.b64encode(bytes(data)).decode("ascii")}
+
+
+def filter_holds(filt: dict[str, Any], token: str, data: bytes | None = None) -> bool:
+    """Whether the token filter (token_filter's document) may hold `token` (`data`: its decoded bytes, when kept)."""
+    data = data if data is not None else base64.b64decode(filt["data"])
+    return all(data[b >> 3] >> (b & 7) & 1 for b in _filter_bits(token, filt["bits"], filt["hashes"]))
 
 
 def _literal(entry: Entry) -> tuple[str, bool]:
@@ -199,6 +229,7 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
         "projects": {slug: {"releases": p.releases} for slug, p in sorted(catalog.projects.items())},
         "always": always,
         "pieces": PIECES,
+        "token_filter": token_filter({token for piece in pieces.values() for group in piece.values() for token in group}),
         "pieces_written": sorted(pieces),
         "message_shards": MESSAGE_SHARDS,
         "site_shards": SITE_SHARDS,

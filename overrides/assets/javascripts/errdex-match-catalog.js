@@ -5,7 +5,8 @@
  * into tokens on [^A-Za-z0-9_]+, and an entry is a candidate on a line only when the line holds one of its
  * probes. The page reads a small index first (the releases, the frame pattern and the probes checked on every
  * line, found by their rarest 4-character piece); the probes of the other tokens are in pieces, fetched for the
- * tokens a paste holds (a token's shard is crc32(token) % message_shards, its piece that % pieces). Only then are
+ * tokens a paste holds that the index's token filter holds (a token's shard is crc32(token) % message_shards, its
+ * piece that % pieces). Only then are
  * the shards holding the candidates fetched (their patterns, templates, releases and sites), and the patterns run,
  * by the worker's own loop, ranked with the records (match.json's rules). Traceback frames are read with the
  * index's frame pattern and looked up in the site shards, as generator/catalog/query.traceback_fit does. Every
@@ -18,6 +19,13 @@ var catalog = null; // {projects, tokens: Map token -> [[shard, probe, position,
 var shardCache = new Map(); // shard or piece key -> Promise of its document
 var TOKEN = /[A-Za-z0-9_]+/g;
 var FRAME_ID = "catalog:frame"; // the frame pattern's id for the page's skip list: no record or entry id has a ":"
+
+function tokenFilter(f) {
+  if (!f || typeof f.data !== "string" || !(f.bits > 0) || !(f.hashes > 0)) return null;
+  var raw = atob(f.data), data = new Uint8Array(raw.length);
+  for (var i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
+  return data.length * 8 === f.bits ? { bits: f.bits, hashes: f.hashes, data: data } : null;
+}
 
 function catalogLoad(text, shardUrl) {
   var doc = JSON.parse(text);
@@ -53,7 +61,7 @@ function catalogLoad(text, shardUrl) {
     frame: { id: FRAME_ID, source: String(doc.frame), flags: "g", re: null },
     maxFrames: doc.max_frames, siteShards: doc.site_shards, entries: doc.entries, siteShardsWritten: new Set(doc.site_shards_written),
     messageShards: doc.message_shards, pieces: doc.pieces, piecesWritten: new Set(doc.pieces_written),
-    piecesHere: new Set(), tokenPiece: new Map()
+    piecesHere: new Set(), tokenPiece: new Map(), filter: tokenFilter(doc.token_filter)
   };
   return doc.entries;
 }
@@ -66,14 +74,27 @@ function pieceKeys(texts) {
     var m;
     while ((m = TOKEN.exec(text)) !== null) {
       var k = catalog.tokenPiece.get(m[0]);
-      if (k === undefined) {
-        k = crc32(m[0]) % catalog.messageShards % catalog.pieces;
+      if (k === undefined) { // -1: the token filter does not hold it, no piece files it
+        k = filterHolds(m[0]) ? crc32(m[0]) % catalog.messageShards % catalog.pieces : -1;
         catalog.tokenPiece.set(m[0], k);
       }
-      if (!catalog.piecesHere.has(k) && catalog.piecesWritten.has(k)) out.add("p" + k);
+      if (k >= 0 && !catalog.piecesHere.has(k) && catalog.piecesWritten.has(k)) out.add("p" + k);
     }
   });
   return Array.from(out).sort();
+}
+
+// Whether the index's token filter (generator.api.catalogmatch.token_filter, a Bloom filter of the tokens the
+// pieces file) may hold a token: bits (crc32(token) + j * crc32("#" + token)) % bits, j < hashes, all set.
+function filterHolds(token) {
+  var f = catalog.filter;
+  if (!f) return true; // an index without one: every word's piece is fetched
+  var h1 = crc32(token), h2 = crc32("#" + token);
+  for (var j = 0; j < f.hashes; j++) {
+    var b = (h1 + j * h2) % f.bits;
+    if (!((f.data[b >> 3] >> (b & 7)) & 1)) return false;
+  }
+  return true;
 }
 
 // A fetched piece's probes, filed by token: {shard: {token: [probe, ...]}}.
