@@ -8,7 +8,9 @@ the records and the catalog), and a line is answered when one of the top 3 resul
 holds its key: the key is in the text the result matched, or in one run of fixed text of the result's message
 (a record's message, a catalog entry's template). A match that is not about the key does not count.
 
-Two figures per project: by the curated records alone (`errdex match --no-catalog`), and with the catalog. The
+Three figures per project: by the curated records alone (`errdex match --no-catalog`), with the catalog, and with
+the catalog and the version-drift answers `errdex match` gives first (generator.bundle.drift: a line is answered
+by one when it has a candidate and the drift shape's match on the line holds the key). The
 dev part is the one records are chosen and written from; the test part is frozen (tests/test_realworld.py holds its
 hash) and is read only to measure: report both, side by side. Output is deterministic.
 """
@@ -61,6 +63,20 @@ def _message(k, item: dict) -> str:
     return entry.data["template"] if entry is not None else ""
 
 
+def drift_holds(k, text: str, line: int, key: str) -> str | None:
+    """The shape of a drift answer on `line` whose match there holds `key`, or None."""
+    from generator.bundle.answers import drift_items
+    from generator.match.drift import COMPILED
+
+    row = text.split("\n")[line - 1]
+    for item in drift_items(k, text, {}):
+        if item["line"] == line and item["candidates"]:
+            spans = [m.group(0) for shape, regex, _ in COMPILED if shape["shape"] == item["shape"] for m in [regex.search(row)] if m]
+            if any(key in span for span in spans):
+                return f"drift:{item['shape']}"
+    return None
+
+
 def evaluate(k, cases: list[dict], top: int = 3) -> list[dict]:
     from generator.bundle.answers import match_items
 
@@ -71,19 +87,21 @@ def evaluate(k, cases: list[dict], top: int = 3) -> list[dict]:
         items, _, _ = match_items(k, io.BytesIO(data), {})
         on_line = [i for i in items if i["line"] == line][:top]
         hit = next((i["id"] for i in on_line if holds(k, i, case["key"], templates)), None)
+        drift = drift_holds(k, data.decode("utf-8"), line, case["key"]) if k.symbols is not None else None
         out.append({"id": case["id"], "project": case["project"], "hit": hit is not None, "answer": hit,
-                    "top": [i["id"] for i in on_line]})
+                    "drift": hit is not None or drift is not None, "top": [i["id"] for i in on_line]})
     return out
 
 
 def table(outcomes: dict[str, list[dict]]) -> dict:
     """Per project: lines, answered by the records, answered with the catalog."""
-    rows: dict[str, dict[str, int]] = defaultdict(lambda: {"lines": 0, "records": 0, "catalog": 0})
+    rows: dict[str, dict[str, int]] = defaultdict(lambda: {"lines": 0, "records": 0, "catalog": 0, "drift": 0})
     for (records, both) in zip(outcomes["records"], outcomes["catalog"]):
         for key in (records["project"], "all"):
             rows[key]["lines"] += 1
             rows[key]["records"] += records["hit"]
             rows[key]["catalog"] += both["hit"]
+            rows[key]["drift"] += both["drift"]
     return dict(sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0])))
 
 
@@ -110,16 +128,16 @@ def main(argv: list[str] | None = None) -> int:
         print()
         return 0
     projects = sorted({p for t in tables.values() for p in t}, key=lambda p: (p == "all", p))
-    head = f"{'project':<18}" + "".join(f"{part + ' lines':>11}{'records':>14}{'+catalog':>14}" for part in parts)
+    head = f"{'project':<18}" + "".join(f"{part + ' lines':>11}{'records':>14}{'+catalog':>14}{'+drift':>14}" for part in parts)
     print(head)
     for p in projects:
         row = f"{p:<18}"
         for part in parts:
-            r = tables[part].get(p, {"lines": 0, "records": 0, "catalog": 0})
+            r = tables[part].get(p, {"lines": 0, "records": 0, "catalog": 0, "drift": 0})
             n = r["lines"] or 1
-            row += f"{r['lines']:>11}{r['records']:>7} {100 * r['records'] / n:5.1f}%{r['catalog']:>7} {100 * r['catalog'] / n:5.1f}%"
+            row += f"{r['lines']:>11}" + "".join(f"{r[c]:>7} {100 * r[c] / n:5.1f}%" for c in ("records", "catalog", "drift"))
         print(row)
-    print(f"(a line is answered when one of the top {args.top} results on it holds its key)")
+    print(f"(a line is answered when one of the top {args.top} results on it holds its key; +drift: or a version-drift answer on it does)")
     return 0
 
 
