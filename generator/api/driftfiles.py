@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import routes
-from ..catalog.symbols import MAX_DEPTH, Indexes, indexes as read_indexes, parse_ranges
+from ..catalog.symbols import MAX_DEPTH, Indexes, import_order, indexes as read_indexes
 from ..match.drift import CONTEXT_LINES, MAX_CANDIDATES, MAX_ELSEWHERE, MAX_LINE, PACKAGE_PATH, PHRASES, REMOTE_CODE, SHAPES, VERSION_LINE
 from .export import encode_json
 
@@ -75,14 +75,11 @@ def drift_documents(indexes: Indexes) -> dict[str, Any]:
                 put("c:" + cls, [project, name, entry, node.get("in", "")])
             for fn, entry in sorted(node.get("functions", {}).items()):
                 put("f:" + fn, [project, name, entry, node.get("in", "")])
-            own = index.module(name)
-            for part in PARTS:
-                for bound, entry in node.get(part, {}).items():
-                    # SymbolIndex.importable_from's test, the module's own binding first (most names end there)
-                    if parse_ranges(entry if isinstance(entry, str) else entry.get("in", ""), own) & newest or index.name(name, bound, reach=reach) & newest:
-                        importable[bound].append(name)
-        for bound, where in sorted(importable.items()):  # as SymbolIndex.importable_from orders them
-            put("n:" + bound, [project, sorted(set(where), key=lambda m: (m.count("."), len(m), m))[:MAX_ELSEWHERE]])
+            for bound in {b for part in PARTS for b in node.get(part, {})}:  # SymbolIndex.importable_from, for every name
+                if index.name(name, bound, reach=reach) & newest:
+                    importable[bound].append(name)
+        for bound, where in sorted(importable.items()):
+            put("n:" + bound, [project, sorted(where, key=import_order)[:MAX_ELSEWHERE]])
         for registry, keys in sorted(index.registries.items()):
             docs[f"{project}/{registry}"] = keys
     docs["index"] = meta

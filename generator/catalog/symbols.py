@@ -17,6 +17,11 @@ from pathlib import Path
 MAX_DEPTH = 16  # bases and star imports followed (no real hierarchy is deeper)
 
 
+def import_order(module: str) -> tuple[int, int, str]:
+    """The order modules a name can be imported from are offered in: the shortest path first."""
+    return module.count("."), len(module), module
+
+
 def parse_ranges(text: str, parent: int) -> int:
     if text == "":
         return parent
@@ -115,7 +120,7 @@ class SymbolIndex:
         that left one module went."""
         found = [m for m, node in self.modules.items()
                  if any(name in node.get(part, {}) for part in ("names", "classes", "functions")) and self.name(m, name) & at]
-        return sorted(found, key=lambda m: (m.count("."), len(m), m))
+        return sorted(found, key=import_order)
 
     def homes(self, name: str, within: str | None = None) -> list[str]:
         """Modules that define `name` (a class or function), under the package `within` when given."""
