@@ -1,7 +1,8 @@
-"""The README's screenshots, taken from the built site in headless Chromium: an error page and the paste page.
+"""The README's screenshots, taken from the built site in headless Chromium: an error page, the paste page, and the
+paste page's answer to a version-drift line.
 
 Run `make screenshots` (it builds the site first), or: .venv/bin/python scripts/screenshots.py [--site site]
-Writes docs/screenshots/error-page.png and docs/screenshots/paste-page.png.
+Writes docs/screenshots/error-page.png, paste-page.png and drift-answer.png.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ ERROR 05-14 10:02:19 [core.py:396] EngineCore failed to start.
 ERROR 05-14 10:02:19 [core.py:396] Traceback (most recent call last):
 ERROR 05-14 10:02:19 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 541, in check_enough_kv_cache_memory
 ERROR 05-14 10:02:19 [core.py:396] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (6.87 GiB). Based on the available memory, the estimated maximum model length is 56240. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+"""
+
+
+DRIFT = """Traceback (most recent call last):
+  File "/app/download.py", line 3, in <module>
+    from huggingface_hub import cached_download
+ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/usr/local/lib/python3.10/site-packages/huggingface_hub/__init__.py)
 """
 
 
@@ -52,10 +60,15 @@ def main() -> None:
             page.fill("textarea", PASTE)
             page.wait_for_selector("[data-errdex-matcher][data-state=done]", timeout=30000)
             page.screenshot(path=str(OUT / "paste-page.png"))
+            page.goto(base + "match/", wait_until="networkidle")
+            page.wait_for_selector("[data-errdex-matcher][data-state=ready]", timeout=30000)
+            page.fill("textarea", DRIFT)
+            page.wait_for_selector("[data-errdex-drift]", timeout=30000)
+            page.screenshot(path=str(OUT / "drift-answer.png"))
             browser.close()
     finally:
         server.shutdown()
-    print(f"wrote {OUT / 'error-page.png'} and {OUT / 'paste-page.png'}")
+    print(f"wrote {OUT / 'error-page.png'}, {OUT / 'paste-page.png'} and {OUT / 'drift-answer.png'}")
 
 
 if __name__ == "__main__":

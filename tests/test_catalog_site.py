@@ -253,7 +253,7 @@ def test_the_paste_page_answers_version_drift_from_the_symbol_index(browser, sit
         drift = pg.locator("[data-errdex-drift=import]")
         assert drift.count() == 1 and drift.is_visible()
         answer = drift.locator("[data-errdex-drift-verdict=added]")
-        assert answer.locator("code").inner_text() == "servekit.Scheduler"
+        assert answer.locator(".errdex-drift__symbol code").inner_text() == "servekit.Scheduler"
         text = answer.inner_text()
         if lang == "zh":
             assert "servekit.Scheduler 在 servekit 0.2.0 中加入" in text and "你的 servekit 0.1.0 没有它。" in text

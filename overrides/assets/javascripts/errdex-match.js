@@ -354,12 +354,15 @@
       li.appendChild(el("p", "errdex-drift__line", fmt("drift-line", [item.line])));
       if (item.note) li.appendChild(el("p", "errdex-drift__note", item.note[lang] || item.note.en));
       item.candidates.forEach(function (c) {
-        var p = el("p", "errdex-drift__answer");
-        p.setAttribute("data-errdex-drift-verdict", c.verdict);
-        p.appendChild(el("code", null, c.symbol));
-        p.appendChild(document.createTextNode(" (" + c.project + ") " + (c.text[lang] || c.text.en)));
-        li.appendChild(p);
-        if (c.install) li.appendChild(copyable(c.install, msg("drift-install")));
+        var answer = el("div", "errdex-drift__answer");
+        answer.setAttribute("data-errdex-drift-verdict", c.verdict);
+        var head = el("p", "errdex-drift__symbol");
+        head.appendChild(el("code", null, c.symbol));
+        head.appendChild(document.createTextNode(" · " + c.project));
+        answer.appendChild(head);
+        answer.appendChild(el("p", null, c.text[lang] || c.text.en)); // the CLI's words, which end with the command
+        if (c.install) answer.appendChild(copyable(c.install, ""));
+        li.appendChild(answer);
       });
       driftList.appendChild(li);
     });
