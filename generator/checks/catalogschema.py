@@ -140,10 +140,13 @@ def projects_schema() -> dict[str, Any]:
                            "additionalProperties": _list(_object({"path": GLOB, "variable": {"type": "string", "maxLength": 100, "pattern": r"^[A-Za-z0-9_*?]+$"}},
                                                                  ["path", "variable"]), minItems=1)},
             "flag_classes": _list({"type": "string", "maxLength": 400, "pattern": rf"^{_IDENT}(?:\.{_IDENT})+$"}),
+            "clap_structs": _list(_object({"path": GLOB, "struct": {"type": "string", "maxLength": 100, "pattern": rf"^{_IDENT}$"}},
+                                          ["path", "struct"]), minItems=1),
             "skip": _list(GLOB),
         }, [], description="what the symbol index (data/catalog/symbols) keeps besides modules, classes and functions: registries users "
                            "hit by key (string keys of top-level dict literals: variable globs in files matching path globs) and the classes "
-                           "whose fields are command-line flags (a project with any has its flags indexed), and files the index leaves out "
+                           "whose fields are command-line flags (a project with any has its flags indexed), the clap-derived Rust structs "
+                           "whose fields are flags (struct names in files matching path globs), and files the index leaves out "
                            "(placeholder modules, beside the catalog's own skip)"),
     }, ["repo", "source", "languages", "releases"], **{"if": {"properties": {"source": {"const": "pypi"}}}, "then": {"required": ["package"]}})
     return _document("catalog-projects.schema.json", "errdex catalog projects",
@@ -170,8 +173,8 @@ def symbols_schema() -> dict[str, Any]:
     function = _object({"in": ranges, "params": params}, ["in"])
     klass = _object({"in": ranges, "attrs": named(ident, ranges), "bases": named(dotted, ranges),
                      "methods": named(ident, {"$ref": "#/$defs/function"})}, ["in"])
-    header = _object({"format": {"const": 1}, "packages": _list({"type": "string", "pattern": ident}, minItems=1, maxItems=20),
-                      "pip": PACKAGE, "project": SLUG, "releases": _list(VERSION, minItems=1, maxItems=2000, uniqueItems=True)},
+    header = _object({"format": {"const": 1}, "packages": _list({"type": "string", "pattern": ident}, maxItems=20),
+                      "pip": {"oneOf": [PACKAGE, {"type": "null"}]}, "project": SLUG, "releases": _list(VERSION, minItems=1, maxItems=2000, uniqueItems=True)},
                      ["format", "packages", "pip", "project", "releases"])
     module = _object({"module": {"type": "string", "maxLength": 6500, "pattern": dotted}, "in": ranges, "names": named(ident, ranges),
                       "star": named(dotted, ranges), "classes": named(ident, {"$ref": "#/$defs/class"}),

@@ -125,7 +125,8 @@ def stats_command(args: argparse.Namespace) -> int:
 
 
 def symbols_command(args: argparse.Namespace) -> int:
-    """`errdex symbols`: the symbol index of Python projects (data/catalog/symbols/<project>.jsonl) from their
+    """`errdex symbols`: the symbol index of Python projects from the package index, and the flags registry of
+    projects with clap structs (TGI, read from git: --git), in data/catalog/symbols/<project>.jsonl, from their
     configured releases, fetching into the cache what it lacks. Exit 0, 3 when some release could not be fetched
     (the index is then not written: it would claim a release lacks every name), 2 for bad arguments."""
     import time
@@ -137,13 +138,15 @@ def symbols_command(args: argparse.Namespace) -> int:
 
     from .symbols import build_index, symbols_path, write_index
 
-    projects = _projects(args, "symbols")
-    if projects is None:
+    found = _projects_and_git(args, "symbols")
+    if found is None:
         return 2
+    projects, git = found
     if args.releases and args.new:
         sys.stderr.write("errdex symbols: --new takes the releases projects.yaml lists after the index's last; not with --releases\n")
         return 2
-    chosen = [s for s in (args.projects or projects) if "python" in projects[s].languages and projects[s].source == "pypi"]
+    chosen = [s for s in (args.projects or projects)
+              if ("python" in projects[s].languages and projects[s].source == "pypi") or projects[s].clap_structs]
     cache = Cache(args.cache or default_cache())
     status = 0
     for slug in chosen:
@@ -168,7 +171,7 @@ def symbols_command(args: argparse.Namespace) -> int:
                     continue
         for version in wanted:
             try:
-                manifests[version] = fetch_release(project, version, cache, {})
+                manifests[version] = fetch_release(project, version, cache, git)
             except FetchError as exc:
                 failed.append(f"{version}: {shown(exc)}")
         if failed:

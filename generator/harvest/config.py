@@ -55,6 +55,8 @@ class Project:
     # classes (dotted) whose fields are command-line flags (`max_model_len` -> `--max-model-len`)
     registries: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     flag_classes: list[str] = field(default_factory=list)
+    # Rust files (path globs) and the clap-derived structs in them whose fields are the program's flags
+    clap_structs: list[dict[str, str]] = field(default_factory=list)
     symbol_skip: list[str] = field(default_factory=list)  # files the symbol index leaves out (placeholders)
 
     def language_of(self, path: str) -> str | None:
@@ -128,6 +130,7 @@ def parse_config(doc: Any) -> dict[str, Project]:
             pip_python=str(data.get("pip_python", defaults.get("pip_python", "3.12"))),
             registries={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("registries") or {}).items()},
             flag_classes=list((data.get("symbols") or {}).get("flag_classes") or []),
+            clap_structs=[dict(w) for w in (data.get("symbols") or {}).get("clap_structs") or []],
             symbol_skip=list((data.get("symbols") or {}).get("skip") or []),
         )
         if source == "pypi" and not projects[slug].package:

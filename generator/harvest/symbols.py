@@ -12,6 +12,10 @@ The file, `data/catalog/symbols/<project>.jsonl` (one JSON object per line, keys
    "functions": {f: {"in": R, "params": {p: R}}}}                                           one line per module
   {"registry": "<name>", "keys": {key: R}}                                                  model types, flags, ...
 R is a ranges string; "" means "the same releases as the enclosing name" (most symbols live as long as their module).
+
+A project without a pip package (TGI, read from git and run as a container image) has no module lines: what users
+import is not its code. Its index holds registries only (the flags of its clap-derived Rust structs,
+generator/harvest/extract_clap.py), its header no packages and `"pip": null`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from .extract import _why
 from .config import CATALOG_ROOT, Project
 from ..cachedir import write_atomic
 from ..catalog.symbols import parse_ranges, runs
+from .extract_clap import clap_flags
 from .extract_symbols import REGISTRY_KEY, module_name, python_symbols
 from .fetch import Cache
 
@@ -65,9 +70,27 @@ def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str 
 
 
 def release_files(project: Project, manifest: dict) -> list[tuple[str, str]]:
-    """The release's Python files the index reads: the catalog's, less the index's own skip (placeholder modules)."""
+    """The release's Python files the index reads: the catalog's, less the index's own skip (placeholder modules);
+    none of a project without a pip package."""
+    if not project.package:
+        return []
     return [(p, s) for p, s in sorted(manifest["files"].items()) if p.endswith(".py") and project.language_of(p) == "python"
             and not any(fnmatch(p, g) for g in project.symbol_skip)]
+
+
+def clap_release_flags(project: Project, cache: Cache, manifest: dict) -> tuple[set[str], dict[str, str]]:
+    """The flags of the release's configured clap structs (`symbols: clap_structs`), and the files that could not be
+    read ({path: why})."""
+    flags: set[str] = set()
+    unreadable: dict[str, str] = {}
+    for path, sha in sorted(manifest["files"].items()):
+        structs = {w["struct"] for w in project.clap_structs if fnmatch(path, w["path"])}
+        if structs:
+            try:
+                flags.update(clap_flags(cache.get_blob(sha), structs))
+            except Exception as exc:  # as _extract_one: a hostile file costs that file only
+                unreadable[path] = _why(exc)
+    return flags, unreadable
 
 
 def extract_all(cache: Cache, jobs: Iterable[tuple[str, str]], workers: int, log: Callable[[str], None]) -> tuple[dict, dict]:
@@ -141,6 +164,10 @@ class Fold:
                 if any(fnmatch(path, w["path"]) and fnmatch(variable, w["variable"]) for w in wanted):
                     for key in found:
                         keys[("r", registry, key)] |= bit
+
+    def add_flags(self, index: int, flags: set[str]) -> None:
+        for flag in flags:
+            self.keys[("r", FLAGS, flag)] |= 1 << index
 
     def lines(self) -> list[dict]:
         """The index's lines: modules in order, then registries."""
@@ -231,8 +258,8 @@ def ranges(mask: int) -> str:
 
 
 def header(project: Project, releases: list[str]) -> dict:
-    packages = sorted({p.split("/")[0] for p in project.include if p.split("/")[0]})
-    return {"format": FORMAT, "packages": packages, "pip": project.package or project.slug, "project": project.slug, "releases": releases}
+    packages = sorted({p.split("/")[0] for p in project.include if p.split("/")[0]}) if project.package else []
+    return {"format": FORMAT, "packages": packages, "pip": project.package, "project": project.slug, "releases": releases}
 
 
 def build_index(project: Project, cache: Cache, manifests: dict[str, dict], workers: int = 2,
@@ -256,6 +283,10 @@ def build_index(project: Project, cache: Cache, manifests: dict[str, dict], work
             symbols = found.get((path, sha))
             if symbols is not None:
                 fold.add(index, path, symbols)
+        if project.clap_structs:
+            flags, bad = clap_release_flags(project, cache, manifests[version])
+            fold.add_flags(index, flags)
+            unreadable.update(bad)
     return [header(project, fold.releases), *fold.lines()], unreadable
 
 
