@@ -2,7 +2,7 @@
 generator/api/driftfiles.py) are the CLI's (generator/bundle/drift.py), field for field: both run on the same lines
 over the same symbol indexes, in headless Chromium for the page's copy.
 
-The fixture indexes (tests/fixtures/symbols) with every line of tests/test_drift.py's kinds; the repository's own
+The fixture indexes (tests/fixtures/symbols) with every line of tests/test_drift.py's kinds and TGI's clap lines; the repository's own
 indexes (data/catalog/symbols) with the 62 real lines of bench/drift (a data test)."""
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ LINES: list[tuple[str, dict]] = [
     ("TypeError: DynamicCache.update() got an unexpected keyword argument 'constructor'", {}),
     ("TypeError: hf_hub_download() got an unexpected keyword argument 'hasOwnProperty'", {}),
     ("ValueError: The checkpoint you are trying to load has model type `constructor` but Transformers does not recognize this architecture.", {}),
+    # TGI's launcher (clap): a flag's releases to run, no pip install; the installed release given
+    ("text-generation-launcher\nerror: unexpected argument '--max-input-tokens' found", {"tgi": "v1.4.5"}),
+    ("text-generation-launcher\nerror: Found argument '--enable-cuda-graphs' which wasn't expected, or isn't valid in this context", {"tgi": "v1.4.5"}),
+    ("ghcr.io/huggingface/text-generation-inference:2.0\nerror: unexpected argument '--no-such-flag' found", {"tgi": "v9"}),
+    ("error: unexpected argument '--max-input-tokens' found", {}),  # no sign of TGI: no answer
+    ("serve: error: unrecognized arguments: --max-input-tokens", {}),  # argparse's words are not TGI's
 ] + [("\n".join(c.get("context", []) + [c["line"]]), {}) for c in CONFORMANCE]
 
 
@@ -86,7 +92,8 @@ def test_every_key_is_filed_in_its_shard_and_the_index_carries_the_rules(tmp_pat
     docs = drift_documents(read_indexes(FIXTURES / "symbols"))
     meta = docs["index"]
     assert meta["shapes"] == SHAPES and meta["shards"] == SHARDS
-    assert sorted(meta["projects"]) == ["huggingface-hub", "transformers"]
+    assert sorted(meta["projects"]) == ["huggingface-hub", "tgi", "transformers"]
+    assert meta["projects"]["tgi"]["pip"] is None and meta["projects"]["tgi"]["packages"] == []
     shards = {k: v for k, v in docs.items() if k.isdigit()}
     assert shards and all(shard_of(key) == int(n) for n, doc in shards.items() for key in doc)
     assert any(key.startswith("m:") for doc in shards.values() for key in doc)
@@ -100,6 +107,7 @@ def test_the_page_gives_the_answers_the_cli_gives(browser, tmp_path):
     _page_with_drift(tmp_path, drift_files(folder))
     want = [drift_answers(text, read_indexes(folder), wanted) for text, wanted in LINES]
     assert sum(bool(w) for w in want) >= 12  # the cases reach the index: answers to compare, not empty lists
+    assert sum(bool(w) and w[0]["candidates"][0]["project"] == "tgi" for w in want) >= 5  # clap lines with the evidence
     assert {c["verdict"] for w in want for item in w for c in item["candidates"]} >= {"absent", "removed", "added", "present"}
     got = _browser_answers(browser, tmp_path, LINES)
     for (text, _), g, w in zip(LINES, got, want):

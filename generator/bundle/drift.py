@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..match.drift import MAX_CANDIDATES, MAX_ELSEWHERE, PACKAGE_PATH, PHRASES, REMOTE_CODE, VERSION_LINE, Ask, asks
+from ..match.drift import MAX_CANDIDATES, MAX_ELSEWHERE, PACKAGE_PATH, PHRASES, REMOTE_CODE, SHAPES, VERSION_LINE, Ask, asks
 from ..catalog.symbols import Indexes, SymbolIndex, loaded, runs
 
 
@@ -42,10 +42,10 @@ def _project_of(indexes: Indexes, dotted: str) -> SymbolIndex | None:
 
 def _searched(indexes: Indexes, hints: set[str], find) -> list[Target]:
     """`find(index)`'s targets in the projects the log's frames name; in every project when they give none (the
-    others are read only then)."""
+    others are read only then; a project without packages, whose index holds registries only, never)."""
     named = [p for p in indexes.projects(hints) if set(indexes.meta[p]["packages"]) & hints]
     found = [t for p in named for t in find(indexes[p])]
-    return found or [t for p in indexes.projects() if p not in named for t in find(indexes[p])]
+    return found or [t for p in indexes.projects() if p not in named and indexes.meta[p]["packages"] for t in find(indexes[p])]
 
 
 def _members(ask: Ask, cls: str):
@@ -97,6 +97,8 @@ def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
         return _preferred(_searched(indexes, hints, _parameters(ask, owner, fn)))
     if ask.shape in ("registry", "flag"):
         having = [p for p in indexes.projects(hints) if ask.registry in indexes.meta[p]["registries"]]
+        if not ask.project:  # a project a shape names (TGI's clap words) answers its own shapes' lines only
+            having = [p for p in having if p not in _owned(ask.registry)]
         named = [p for p in having if set(indexes.meta[p]["packages"]) & hints]
         if ask.project in indexes and not named:
             having = [ask.project]  # the project whose message it is, unless the frames name another with it
@@ -116,6 +118,10 @@ def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
     return []
 
 
+def _owned(registry: str) -> set[str]:
+    return {s["project"] for s in SHAPES if s.get("registry") == registry and s.get("project")}
+
+
 def _preferred(found: list[Target]) -> list[Target]:
     """Those that some release has first (a definition that never had the name is the less likely one), in a
     stable order."""
@@ -125,16 +131,18 @@ def _preferred(found: list[Target]) -> list[Target]:
 def installed_release(index: SymbolIndex, text: str, wanted: dict[str, str]) -> str | None:
     """The release of the index's project the log comes from: given (`--version`), else named in the log."""
     for name in (index.project, index.pip, *index.packages):
-        if name in wanted:
+        if name and name in wanted:
             return wanted[name]
-    names = "|".join(sorted({re.escape(n) for n in (index.pip, *index.packages, index.project)}, key=len, reverse=True))
+    names = "|".join(sorted({re.escape(n) for n in (index.pip, *index.packages, index.project) if n}, key=len, reverse=True))
     m = re.search(VERSION_LINE.format(names=names), text, re.M | re.I)
     return m.group("v") if m else None
 
 
 def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
-    """One target's answer: the releases that have it, in words and as data, and the command that fits."""
+    """One target's answer: the releases that have it, in words and as data, and the command that fits (for a
+    project without a pip package, the releases whose image or build to run)."""
     index, releases = t.index, t.index.releases
+    pip = index.pip or index.project  # the name the sentences give it
     first, last = releases[0], releases[-1]
     spans = runs(t.has)
     out: dict[str, Any] = {"project": index.project, "symbol": t.what, "kind": t.kind,
@@ -143,15 +151,15 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
     text = []
     if not spans:
         out["verdict"] = "absent"
-        text.append(say("none", pip=index.pip, first=first, last=last, what=t.what))
+        text.append(say("none", pip=pip, first=first, last=last, what=t.what))
         if t.kind == "key" and t.what.startswith("model type"):
             text.append(say("no_model"))
     else:
         a, b = spans[0][0], spans[-1][1]
-        text.append(say("added", what=t.what, pip=index.pip, added=releases[a], before=releases[a - 1]) if a > 0
-                    else say("oldest", what=t.what, pip=index.pip, first=first))
+        text.append(say("added", what=t.what, pip=pip, added=releases[a], before=releases[a - 1]) if a > 0
+                    else say("oldest", what=t.what, pip=pip, first=first))
         if len(spans) > 1:
-            text.append(say("gaps", spans=", ".join(releases[x] if x == y else f"{releases[x]}–{releases[y]}" for x, y in spans)))
+            text.append(say("gaps", spans=_spans(releases, spans)))
         start = spans[-1][0]  # the install command asks for the newest run of releases that have it
         if b < len(releases) - 1:
             text.append(say("removed", removed=releases[b + 1], last_has=releases[b]))
@@ -161,24 +169,31 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
             text.append(say("kept", since=releases[start], last=last))
             spec = f">={releases[start]}" if start > 0 else ""
             out["verdict"] = "added" if a > 0 else "present"
-        command = f"pip install '{index.pip}{spec}'" if spec else f"pip install -U {index.pip}"
-        out["install"] = command
-        text.append(say("install", command=command))
-        if remote:
-            text.append(say("remote", pip=index.pip, command=command))
+        if index.pip:
+            command = f"pip install '{index.pip}{spec}'" if spec else f"pip install -U {index.pip}"
+            out["install"] = command
+            text.append(say("install", command=command))
+            if remote:
+                text.append(say("remote", pip=pip, command=command))
+        else:
+            text.append(say("image", pip=pip, spans=_spans(releases, spans)))
     if t.elsewhere:
         out["elsewhere"] = t.elsewhere
-        text.append(say("elsewhere", pip=index.pip, last=last, name=t.what.rsplit(".", 1)[-1], modules=", ".join(t.elsewhere)))
+        text.append(say("elsewhere", pip=pip, last=last, name=t.what.rsplit(".", 1)[-1], modules=", ".join(t.elsewhere)))
     if release is not None:
         if release in releases:
             has = bool((t.has >> releases.index(release)) & 1)
             out["installed"] = {"release": release, "has": has}
-            text.append(say("has" if has else "lacks", pip=index.pip, release=release))
+            text.append(say(("has" if index.pip else "has_image") if has else "lacks", pip=pip, release=release))
         else:
             out["installed"] = {"release": release, "has": None}
-            text.append(say("unknown_release", pip=index.pip, release=release))
+            text.append(say("unknown_release", pip=pip, release=release))
     out["text"] = {"en": " ".join(p["en"] for p in text), "zh": _join_zh([p["zh"] for p in text])}
     return out
+
+
+def _spans(releases: list[str], spans: list[tuple[int, int]]) -> str:
+    return ", ".join(releases[x] if x == y else f"{releases[x]}–{releases[y]}" for x, y in spans)
 
 
 def _join_zh(parts: list[str]) -> str:

@@ -12,6 +12,10 @@ MAX_LINE characters of it):
              Model architectures ['X', ...] are not supported               -> keys in vLLM's architectures
              KeyError: 'x' after a frame of transformers' auto configuration -> key in model types
   flag       unrecognized arguments: --a --b                                -> flags
+             error: unexpected argument '--a' found (clap 4), Found argument '--a' which wasn't expected (clap 2/3)
+                                                                             -> flags of TGI's launcher
+A shape's `after` must match one of the CONTEXT_LINES lines before the line; its `requires` must match somewhere in
+the whole text (other Rust programs print clap's words too: only a log that names TGI is asked of TGI's flags).
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from dataclasses import dataclass
 MAX_LINE = 2000
 NAME = r"[A-Za-z_][A-Za-z0-9_]{0,199}"
 DOTTED = rf"{NAME}(?:\.{NAME}){{0,31}}"
+
+# what a log of TGI's launcher names: the program, the project or its container image
+TGI = r"text-generation-launcher|text-generation-inference|ghcr\.io/huggingface/text-generation-inference"
 
 SHAPES: list[dict] = [
     {"shape": "import", "literal": "cannot import name '", "regex": rf"cannot import name '(?P<name>{NAME})' from '(?P<module>{DOTTED})'"},
@@ -36,6 +43,10 @@ SHAPES: list[dict] = [
     {"shape": "registry", "registry": "model_types", "project": "transformers", "after": r"configuration_auto\.py|CONFIG_MAPPING", "literal": "KeyError: '",
      "regex": r"(?:^|[\s:\]])KeyError: '(?P<key>[A-Za-z0-9_.-]{1,100})'\s*$"},
     {"shape": "flag", "registry": "flags", "literal": "unrecognized arguments: --", "regex": r"unrecognized arguments: (?P<flags>--[A-Za-z0-9_.=-]{1,100}(?: \S{1,200}){0,15})"},
+    {"shape": "flag", "registry": "flags", "project": "tgi", "requires": TGI, "literal": "unexpected argument '--",
+     "regex": r"error: unexpected argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' found"},
+    {"shape": "flag", "registry": "flags", "project": "tgi", "requires": TGI, "literal": "Found argument '--",
+     "regex": r"error: Found argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' which wasn't expected"},
 ]
 # What an answer is made of besides the symbol index (generator/bundle/drift.py, and the paste page's copy of it,
 # overrides/assets/javascripts/errdex-drift.js, which reads them from the API's drift/index.json).
@@ -59,10 +70,15 @@ PHRASES = {
     "kept": ("Every release from {since} to {last} (the newest searched) has it.", "从 {since} 到 {last}（检索到的最新版本）的每个版本都有它。"),
     "gaps": ("Releases that have it: {spans}.", "包含它的版本：{spans}。"),
     "install": ("Install a release that has it: {command}", "安装一个包含它的版本：{command}"),
+    "image": ("{pip} is not installed with pip: run an image (or a build) of a release that has it: {spans}.",
+              "{pip} 不是用 pip 安装的：请运行包含它的版本的镜像（或构建）：{spans}。"),
     "has": ("Your {pip} {release} has it: check that the code runs with that installation (`pip show {pip}` in the same "
             "environment), and whether the name is asked of another package.",
             "你的 {pip} {release} 有它：请确认运行代码的正是这个安装（在同一环境中执行 `pip show {pip}`），"
             "以及这个名字是否是向另一个包要的。"),
+    "has_image": ("Your {pip} {release} has it: check that the program that ran is that release (the image's tag), and whether "
+                  "the flag was given to another program.",
+                  "你的 {pip} {release} 有它：请确认运行的程序正是这个版本（镜像的标签），以及这个参数是否传给了另一个程序。"),
     "lacks": ("Your {pip} {release} does not have it.", "你的 {pip} {release} 没有它。"),
     "unknown_release": ("Your {pip} {release} is not among the releases searched.", "你的 {pip} {release} 不在检索的版本之中。"),
     "remote": ("The name is asked for by a model's remote code (trust_remote_code): pin {pip} to the releases that code was "
@@ -75,7 +91,8 @@ PHRASES = {
     "elsewhere": ("In {pip} {last}, {name} is importable from {modules}.", "在 {pip} {last} 中，可以从 {modules} 导入 {name}。"),
 }
 
-COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None) for s in SHAPES]
+COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None, re.compile(s["requires"]) if "requires" in s else None)
+            for s in SHAPES]
 CONTEXT_LINES = 12  # lines before a KeyError searched for the frame that says whose registry it is
 
 
@@ -106,8 +123,9 @@ def _keys(found: dict) -> tuple[str, ...]:
 
 def asks(text: str) -> list[Ask]:
     """Every drift a log's lines state, in line order, the first shape that fits each line. Each shape's fixed
-    `literal` is looked for in the whole text first: a log that holds none costs one substring search a shape."""
-    live = [c for c in COMPILED if c[0]["literal"] in text]
+    `literal` is looked for in the whole text first: a log that holds none costs one substring search a shape; a
+    shape's `requires` is then looked for in the whole text once."""
+    live = [c[:3] for c in COMPILED if c[0]["literal"] in text and (c[3] is None or c[3].search(text))]
     if not live:
         return []
     lines = text.split("\n")

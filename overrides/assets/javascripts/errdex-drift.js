@@ -1,7 +1,8 @@
 /* errdex drift answers, the paste page's copy of generator/bundle/drift.py (loaded by errdex-match-worker.js with
  * importScripts): for a line where Python says the installed release lacks a name (`cannot import name`, `No module
  * named`, `has no attribute`, `got an unexpected keyword argument`, an unknown model type or architecture,
- * `unrecognized arguments`), the releases that have the name and the command that installs one that fits.
+ * `unrecognized arguments`, clap's `unexpected argument` in a log that names TGI), the releases that have the name and
+ * the command that installs one that fits (or, for TGI, the releases whose image to run).
  *
  * What answers are made of besides the names (the shapes, the phrases in both languages, the patterns that read a
  * log's packages, remote code and installed release, each project's releases) is the API's drift/index.json
@@ -45,6 +46,7 @@ function driftMeta() {
       m.shapes.forEach(function (s, i) {
         s.p = pyPattern("shape:" + i, s.regex, "");
         s.afterP = s.after ? pyPattern("after:" + i, s.after, "") : null;
+        s.requiresP = s.requires ? pyPattern("requires:" + i, s.requires, "") : null;
       });
       m.packageP = pyPattern("package", m.package_path, "g");
       m.remoteP = pyPattern("remote", m.remote_code, "");
@@ -68,8 +70,10 @@ function driftKeys(g) {
   return [];
 }
 
-function driftAsks(text, meta) {
-  var live = meta.shapes.filter(function (s) { return text.indexOf(s.literal) >= 0; });
+function driftAsks(text, meta) { // a shape's `requires` must match somewhere in the text (looked for once, as its literal)
+  var live = meta.shapes.filter(function (s) {
+    return text.indexOf(s.literal) >= 0 && (!s.requiresP || execute(s.requiresP, text, 0) !== null);
+  });
   if (!live.length) return [];
   var lines = text.split("\n"), out = [];
   for (var i = 0; i < lines.length; i++) {
@@ -266,7 +270,9 @@ async function searched(meta, hints, find) {
   var found = [];
   for (var i = 0; i < named.length; i++) found = found.concat(await find(new Index(meta, named[i])));
   if (found.length) return found;
-  for (var j = 0; j < all.length; j++) if (named.indexOf(all[j]) < 0) found = found.concat(await find(new Index(meta, all[j])));
+  for (var j = 0; j < all.length; j++) { // a project without packages (its index holds registries only) is not searched
+    if (named.indexOf(all[j]) < 0 && meta.projects[all[j]].packages.length) found = found.concat(await find(new Index(meta, all[j])));
+  }
   return found;
 }
 
@@ -327,6 +333,10 @@ async function driftTargets(meta, ask, hints) {
   }
   if (ask.shape === "registry" || ask.shape === "flag") {
     var having = driftProjects(meta, hints).filter(function (p) { return meta.projects[p].registries.indexOf(ask.registry) >= 0; });
+    if (!ask.project) { // a project a shape names (TGI's clap words) answers its own shapes' lines only
+      var owned = meta.shapes.filter(function (s) { return s.registry === ask.registry && s.project; }).map(function (s) { return s.project; });
+      having = having.filter(function (p) { return owned.indexOf(p) < 0; });
+    }
     var named = having.filter(function (p) { return meta.projects[p].packages.some(function (x) { return hints.has(x); }); });
     if (meta.projects[ask.project] && !named.length) having = [ask.project];
     else if (named.length) having = named;
@@ -355,7 +365,7 @@ function say(meta, key, values) {
 function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
 
 function installedRelease(meta, index, text, wanted) {
-  var names = [index.project, index.pip].concat(index.packages);
+  var names = [index.project, index.pip].concat(index.packages).filter(function (n) { return n; });
   for (var i = 0; i < names.length; i++) if (Object.prototype.hasOwnProperty.call(wanted, names[i])) return wanted[names[i]];
   if (!meta.versionP[index.project]) {
     var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
@@ -371,22 +381,27 @@ function joinZh(parts) {
   return out;
 }
 
+function spansText(releases, spans) {
+  return spans.map(function (s) { return s[0] === s[1] ? releases[s[0]] : releases[s[0]] + "\u2013" + releases[s[1]]; }).join(", ");
+}
+
 function describe(meta, t, release, remote) {
   var index = t.index, releases = index.releases, first = releases[0], last = releases[releases.length - 1];
+  var pip = index.pip || index.project; // the name the sentences give it
   var spans = runsOf(t.has);
   var out = { project: index.project, symbol: t.what, kind: t.kind, searched: { from: first, to: last, releases: releases.length },
     has: spans.map(function (s) { return { from: releases[s[0]], to: releases[s[1]] }; }) };
   var text = [];
   if (!spans.length) {
     out.verdict = "absent";
-    text.push(say(meta, "none", { pip: index.pip, first: first, last: last, what: t.what }));
+    text.push(say(meta, "none", { pip: pip, first: first, last: last, what: t.what }));
     if (t.kind === "key" && t.what.indexOf("model type") === 0) text.push(say(meta, "no_model", {}));
   } else {
     var a = spans[0][0], b = spans[spans.length - 1][1], spec;
-    text.push(a > 0 ? say(meta, "added", { what: t.what, pip: index.pip, added: releases[a], before: releases[a - 1] })
-      : say(meta, "oldest", { what: t.what, pip: index.pip, first: first }));
+    text.push(a > 0 ? say(meta, "added", { what: t.what, pip: pip, added: releases[a], before: releases[a - 1] })
+      : say(meta, "oldest", { what: t.what, pip: pip, first: first }));
     if (spans.length > 1) {
-      text.push(say(meta, "gaps", { spans: spans.map(function (s) { return s[0] === s[1] ? releases[s[0]] : releases[s[0]] + "\u2013" + releases[s[1]]; }).join(", ") }));
+      text.push(say(meta, "gaps", { spans: spansText(releases, spans) }));
     }
     var start = spans[spans.length - 1][0];
     if (b < releases.length - 1) {
@@ -398,24 +413,28 @@ function describe(meta, t, release, remote) {
       spec = start > 0 ? ">=" + releases[start] : "";
       out.verdict = a > 0 ? "added" : "present";
     }
-    var command = spec ? "pip install '" + index.pip + spec + "'" : "pip install -U " + index.pip;
-    out.install = command;
-    text.push(say(meta, "install", { command: command }));
-    if (remote) text.push(say(meta, "remote", { pip: index.pip, command: command }));
+    if (index.pip) {
+      var command = spec ? "pip install '" + index.pip + spec + "'" : "pip install -U " + index.pip;
+      out.install = command;
+      text.push(say(meta, "install", { command: command }));
+      if (remote) text.push(say(meta, "remote", { pip: pip, command: command }));
+    } else {
+      text.push(say(meta, "image", { pip: pip, spans: spansText(releases, spans) }));
+    }
   }
   if (t.elsewhere.length) {
     out.elsewhere = t.elsewhere;
-    text.push(say(meta, "elsewhere", { pip: index.pip, last: last, name: t.what.split(".").pop(), modules: t.elsewhere.join(", ") }));
+    text.push(say(meta, "elsewhere", { pip: pip, last: last, name: t.what.split(".").pop(), modules: t.elsewhere.join(", ") }));
   }
   if (release !== null) {
     var at = releases.indexOf(release);
     if (at >= 0) {
       var has = ((t.has >> BigInt(at)) & 1n) === 1n;
       out.installed = { release: release, has: has };
-      text.push(say(meta, has ? "has" : "lacks", { pip: index.pip, release: release }));
+      text.push(say(meta, has ? (index.pip ? "has" : "has_image") : "lacks", { pip: pip, release: release }));
     } else {
       out.installed = { release: release, has: null };
-      text.push(say(meta, "unknown_release", { pip: index.pip, release: release }));
+      text.push(say(meta, "unknown_release", { pip: pip, release: release }));
     }
   }
   out.text = { en: text.map(function (p) { return p.en; }).join(" "), zh: joinZh(text.map(function (p) { return p.zh; })) };
