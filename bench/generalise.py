@@ -71,7 +71,7 @@ def drift_holds(k, text: str, line: int, key: str) -> str | None:
     row = text.split("\n")[line - 1]
     for item in drift_items(k, text, {}):
         if item["line"] == line and item["candidates"]:
-            spans = [m.group(0) for shape, regex, _ in COMPILED if shape["shape"] == item["shape"] for m in [regex.search(row)] if m]
+            spans = [m.group(0) for shape, regex, *_ in COMPILED if shape["shape"] == item["shape"] for m in [regex.search(row)] if m]
             if any(key in span for span in spans):
                 return f"drift:{item['shape']}"
     return None
