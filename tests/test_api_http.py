@@ -1,9 +1,9 @@
 """The JSON API over real HTTP: write it (and, once `errdex build` exists, build the whole site), serve the
 folder on 127.0.0.1 with the project's own static handler, and fetch every route a client would.
 
-The dataset is the real data/errors plus the small records of api_records.py, written as YAML into a temporary
-data folder and loaded through the same pipeline as a build, so every served record can be compared with the
-YAML it came from.
+The dataset is the small records of api_records.py beside the fixture dataset (tests/fixtures/dataset), and again
+beside the real data/errors (a data test), written as YAML into a temporary data folder and loaded through the same
+pipeline as a build, so every served record can be compared with the YAML it came from.
 """
 
 from __future__ import annotations
@@ -70,11 +70,12 @@ def get_json(url: str) -> Any:
     return json.loads(body)
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory) -> Path:
-    """A snapshot of data/errors (records are added in parallel) plus the small records, as YAML files."""
+@pytest.fixture(scope="module", params=["fixtures", pytest.param("repository", marks=pytest.mark.data)])
+def data_dir(request, tmp_path_factory) -> Path:
+    """The small records as YAML files, beside the fixture dataset (the quick loop) or a snapshot of the repository's
+    data/errors (records are added in parallel; `make test-data`)."""
     data = tmp_path_factory.mktemp("data") / "errors"
-    shutil.copytree(ROOT / "data/errors", data)
+    shutil.copytree(ROOT / ("tests/fixtures/dataset" if request.param == "fixtures" else "data/errors"), data)
     for record in fixture_data():
         path = data / f"{record['id']}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -62,6 +62,7 @@ def _run(capsys, *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+@pytest.mark.data  # the repository's own records, through their compiled bundle (a cold compile: about 50 s)
 def test_a_realistic_log_gives_its_records_in_order_with_spans_and_values(tmp_path, capsys):
     log = tmp_path / "server.log"
     log.write_text(LOG, encoding="utf-8")
@@ -93,6 +94,7 @@ def test_a_realistic_log_gives_its_records_in_order_with_spans_and_values(tmp_pa
     assert (alloc["score"], first["score"], sched["score"]) == (39 + 25 + 1, 37 + 25, 60)
 
 
+@pytest.mark.data  # the repository's own records, through their compiled bundle (a cold compile: about 50 s)
 def test_text_output_names_the_record_the_line_and_the_page(tmp_path, capsys):
     log = tmp_path / "server.log"
     log.write_text(LOG, encoding="utf-8")
@@ -108,6 +110,7 @@ def test_text_output_names_the_record_the_line_and_the_page(tmp_path, capsys):
     assert lines[-1].startswith("3 known errors found in") and "(showing 1)" in lines[-1]
 
 
+@pytest.mark.data  # the repository's own records, through their compiled bundle (a cold compile: about 50 s)
 def test_a_log_without_a_known_error_exits_1(tmp_path, capsys):
     log = tmp_path / "quiet.log"
     log.write_text("INFO all good\nTraceback (most recent call last):\nKeyboardInterrupt\n", encoding="utf-8")
