@@ -38,16 +38,16 @@
   var workerUrl = new URL(root.getAttribute("data-worker"), document.baseURI).href;
   var indexUrl = new URL(root.getAttribute("data-route-match"), siteRoot).href;
   var errorPage = root.getAttribute("data-route-error-page");
-  var catalogIndexUrl = root.getAttribute("data-route-catalog-index") ? new URL(root.getAttribute("data-route-catalog-index"), siteRoot).href : null;
-  var catalogShardUrl = root.getAttribute("data-route-catalog-shard") ? new URL(root.getAttribute("data-route-catalog-shard"), siteRoot).href.split("%7Bkey%7D").join("{key}") : null;
-  function apiUrl(name) { // a route with {key}/{project} holes, made absolute with the holes kept
+  function apiUrl(name) { // a data-route-<name> under the site root, made absolute with its {key}/{project} holes kept
     var route = root.getAttribute("data-route-" + name);
     return route ? new URL(route, siteRoot).href.split("%7Bkey%7D").join("{key}").split("%7Bproject%7D").join("{project}") : null;
   }
+  var catalogIndexUrl = apiUrl("catalog-index");
+  var catalogShardUrl = apiUrl("catalog-shard");
   var driftUrls = apiUrl("drift-index") ? { index: apiUrl("drift-index"), shard: apiUrl("drift-shard"), registry: apiUrl("drift-registry") } : null;
   var driftList = root.querySelector("[data-errdex-matcher-drift]");
   var entryPage = root.getAttribute("data-route-catalog-entry");
-  var entriesUrl = root.getAttribute("data-route-catalog-entries") ? new URL(root.getAttribute("data-route-catalog-entries"), siteRoot).href.split("%7Bkey%7D").join("{key}").split("%7Bproject%7D").join("{project}") : null;
+  var entriesUrl = apiUrl("catalog-entries");
   var codeLabels = JSON.parse(root.getAttribute("data-code-labels") || "{}");
   var GUIDES = 3; // catalog cards with no record whose guide is fetched (its entries file: one request each)
   var issueUrl = root.getAttribute("data-issue");
