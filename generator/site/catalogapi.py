@@ -11,7 +11,9 @@ from .. import routes
 
 def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
     """The catalog's routes for openapi.json, each with an example taken from this build's files."""
-    def example(name: str, cut: tuple[str, ...] = ()) -> dict:
+    def example(name: str, cut: tuple[str, ...] = (), by_key: bool = False) -> dict:
+        """The first of the build's files at route `name`: lists under `cut` cut to two items, or, for a document
+        of many keys (`by_key`: a drift shard, a registry), its first two keys."""
         pattern = re.escape(routes.api_path(name, "KEY", project="PROJECT")).replace("KEY", "(?!index)[^/]+").replace("PROJECT", "[^/]+")
         path = next((p for p in sorted(files) if re.fullmatch(pattern, p)), None)
         if path is None:
@@ -20,7 +22,7 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             first = files[path].split(b"\n", 1)[0].decode("utf-8") + "\n"
             return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, its first line", "value": first}}}
         value = json.loads(files[path])
-        if cut == ("*",):  # a document of many keys (a drift shard): its first two
+        if by_key:
             value = dict(list(value.items())[:2])
             return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, cut to its first two keys", "value": value}}}
         for key in cut:
@@ -31,9 +33,9 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
     def param(name: str, description: str) -> dict:
         return {"name": name, "in": "path", "required": True, "description": description, "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"}}
 
-    def get(op: str, summary: str, description: str, name: str, params: list, cut: tuple[str, ...] = ()) -> dict:
+    def get(op: str, summary: str, description: str, name: str, params: list, cut: tuple[str, ...] = (), by_key: bool = False) -> dict:
         kind = "application/x-ndjson" if routes.API[name].endswith(".ndjson") else "application/json"
-        media = {"schema": {"type": "object"} if kind == "application/json" else {"type": "string", "contentMediaType": kind}, **example(name, cut)}
+        media = {"schema": {"type": "object"} if kind == "application/json" else {"type": "string", "contentMediaType": kind}, **example(name, cut, by_key)}
         responses = {"200": {"description": summary, "content": {kind: media}}}
         if params:
             responses["404"] = {"description": "No such project, entry or release."}
@@ -88,12 +90,12 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             "names it binds; a class's attributes, methods with their parameters and bases; a function's parameters; "
             "the modules a name can be imported from in the newest release. Releases are ranges of indices into the "
             "project's releases, relative to the enclosing name's.", "drift_shard",
-            [param("shard", "A number below the drift index's `shards`.")], ("*",)),
+            [param("shard", "A number below the drift index's `shards`.")], by_key=True),
         "/" + routes.api_path("drift_registry", "{registry}", project="{project}"): get(
             "getDriftRegistry", "One project's registry: keys and their releases",
             "A registry users hit by key (transformers' model types, vLLM's architectures, a server's flags): each key "
             "with the ranges of releases that have it.", "drift_registry",
-            [project, param("registry", "A registry the drift index lists for the project, such as `model_types`.")], ("*",)),
+            [project, param("registry", "A registry the drift index lists for the project, such as `model_types`.")], by_key=True),
     }
 
 
