@@ -66,15 +66,11 @@ def _message(k, item: dict) -> str:
 def drift_holds(k, text: str, line: int, key: str) -> str | None:
     """The shape of a drift answer on `line` whose match there holds `key`, or None."""
     from generator.bundle.answers import drift_items
-    from generator.match.drift import COMPILED
+    from generator.match.drift import asks
 
-    row = text.split("\n")[line - 1]
-    for item in drift_items(k, text, {}):
-        if item["line"] == line and item["candidates"]:
-            spans = [m.group(0) for shape, regex, *_ in COMPILED if shape["shape"] == item["shape"] for m in [regex.search(row)] if m]
-            if any(key in span for span in spans):
-                return f"drift:{item['shape']}"
-    return None
+    answered = {item["line"] for item in drift_items(k, text, {}) if item["candidates"]}
+    held = next((a for a in asks(text) if a.line == line and line in answered and key in a.text), None)
+    return f"drift:{held.shape}" if held else None
 
 
 def evaluate(k, cases: list[dict], top: int = 3) -> list[dict]:

@@ -51,6 +51,7 @@ def test_shapes_read_what_the_fixture_says(case):
     for field in ("module", "name", "cls", "func", "registry"):
         assert getattr(got, field) == want.get(field, ""), field
     assert list(got.keys) == want.get("keys", [])
+    assert got.text and got.text in case["line"]  # what the shape matched, on the line itself
 
 
 def test_a_line_of_megabytes_is_read_only_so_far():

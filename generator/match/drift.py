@@ -109,6 +109,7 @@ class Ask:
     registry: str = ""
     keys: tuple[str, ...] = ()
     project: str = ""  # a project the shape itself names (registries)
+    text: str = ""  # what the shape matched on the line
 
 
 def _keys(found: dict) -> tuple[str, ...]:
@@ -143,6 +144,6 @@ def asks(text: str) -> list[Ask]:
             g = {k: v for k, v in m.groupdict().items() if v}
             out.append(Ask(shape["shape"], number, module=g.get("module", ""), name=g.get("name", g.get("attr", g.get("kwarg", ""))),
                            cls=g.get("cls", ""), func=g.get("func", ""), registry=shape.get("registry", ""), keys=_keys(g),
-                           project=shape.get("project", "")))
+                           project=shape.get("project", ""), text=m.group(0)))
             break
     return out
