@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.api.driftfiles import SHARDS, drift_documents, drift_files, shard_of
+from generator.api.catalogmatch import shard_of
+from generator.api.driftfiles import SHARDS, drift_documents, drift_files
 from generator.bundle.drift import drift_answers
 from generator.catalog.symbols import indexes as read_indexes
 from generator.match.drift import SHAPES
@@ -95,7 +96,7 @@ def test_every_key_is_filed_in_its_shard_and_the_index_carries_the_rules(tmp_pat
     assert sorted(meta["projects"]) == ["huggingface-hub", "tgi", "transformers"]
     assert meta["projects"]["tgi"]["pip"] is None and meta["projects"]["tgi"]["packages"] == []
     shards = {k: v for k, v in docs.items() if k.isdigit()}
-    assert shards and all(shard_of(key) == int(n) for n, doc in shards.items() for key in doc)
+    assert shards and all(shard_of(key, SHARDS) == int(n) for n, doc in shards.items() for key in doc)
     assert any(key.startswith("m:") for doc in shards.values() for key in doc)
     assert "transformers/model_types" in docs
     assert drift_files(tmp_path / "none") == {}  # no index: no files

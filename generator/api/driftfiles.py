@@ -16,7 +16,6 @@ every index.
 
 from __future__ import annotations
 
-import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -24,14 +23,11 @@ from typing import Any
 from .. import routes
 from ..catalog.symbols import MAX_DEPTH, Indexes, import_order, indexes as read_indexes
 from ..match.drift import CONTEXT_LINES, MAX_CANDIDATES, MAX_ELSEWHERE, MAX_LINE, PACKAGE_PATH, PHRASES, REMOTE_CODE, SHAPES, VERSION_LINE
+from .catalogmatch import shard_of  # crc32(key) % count, as the catalog's match shards
 from .export import encode_json
 
 SHARDS = 2048  # ~20 kB of index a shard (43 MB in all): a drift line fetches one to a few of them
 PARTS = ("names", "classes", "functions")
-
-
-def shard_of(key: str) -> int:
-    return zlib.crc32(key.encode("utf-8")) % SHARDS
 
 
 def _module_line(node: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +54,7 @@ def drift_documents(indexes: Indexes) -> dict[str, Any]:
     shards: dict[int, dict[str, list]] = defaultdict(dict)
 
     def put(key: str, item: list) -> None:
-        shards[shard_of(key)].setdefault(key, []).append(item)
+        shards[shard_of(key, SHARDS)].setdefault(key, []).append(item)
 
     docs: dict[str, Any] = {}
     for project in indexes.projects():
