@@ -13,6 +13,7 @@ import pytest
 from generator.bundle.drift import drift_answers
 from generator.catalog.symbols import parse_ranges, read_index, runs
 from generator.harvest.config import Project
+from generator.harvest.extract_auto import auto_class_keys
 from generator.harvest.extract_symbols import MAX_SYMBOLS, TooMany, absolute, module_name, python_symbols
 from generator.harvest.symbols import Fold, ranges
 from generator.match.drift import asks
@@ -259,6 +260,66 @@ def test_model_type_registry_and_the_honest_limit(indexes):
     assert "trust_remote_code=True" in none["text"]["en"]
 
 
+AUTO_LINE = "ValueError: Unrecognized configuration class <class 'transformers.models.{m}.configuration_{m}.{c}'> for this kind of AutoModel: {a}."
+
+
+def test_an_auto_class_that_does_not_load_a_configuration_names_those_that_do(indexes):
+    c = _one(AUTO_LINE.format(m="qwen2_vl", c="Qwen2VLConfig", a="AutoModelForCausalLM"), indexes)
+    assert c["verdict"] == "absent" and c["symbol"] == "Qwen2VLConfig → AutoModelForCausalLM"
+    assert c["elsewhere"] == ["AutoModel", "AutoModelForImageTextToText"]  # 5.0.0's: AutoModelForVision2Seq lost it in 4.54.0
+    assert "is loaded by AutoModel, AutoModelForImageTextToText: use one of them" in c["text"]["en"]
+    assert "trust_remote_code" not in c["text"]["en"]  # the configuration is transformers' own
+    gone = _one(AUTO_LINE.format(m="qwen2_vl", c="Qwen2VLConfig", a="AutoModelForVision2Seq"), indexes)
+    assert gone["verdict"] == "removed" and gone["install"] == "pip install 'transformers>=4.45.0,<4.54.0'"
+    assert gone["elsewhere"] == ["AutoModel", "AutoModelForImageTextToText"]
+    new = _one(AUTO_LINE.format(m="qwen3", c="Qwen3Config", a="AutoModelForCausalLM") + "\ntransformers==4.45.0", indexes)
+    assert new["verdict"] == "added" and new["install"] == "pip install 'transformers>=4.54.0'" and new["installed"] == {"release": "4.45.0", "has": False}
+    assert "elsewhere" not in new
+
+
+def test_a_remote_configuration_no_release_maps_needs_its_code(indexes):
+    line = "ValueError: Unrecognized configuration class <class 'transformers_modules.THUDM.chatglm3-6b.configuration_chatglm.ChatGLMConfig'> to build an AutoTokenizer."
+    c = _one(line, indexes)
+    assert c["verdict"] == "absent" and c["symbol"] == "ChatGLMConfig → AutoTokenizer" and "elsewhere" not in c
+    assert c["text"]["en"].endswith("The model needs its own code (trust_remote_code=True) or a library that supports it.")
+
+
+def test_auto_class_keys_follow_the_tables_as_the_library_builds_them():
+    conf = b"""from collections import OrderedDict
+CONFIG_MAPPING_NAMES = OrderedDict([("llama", "LlamaConfig"), ("qwen2", "Qwen2Config"), ("odd", some_call())])
+CONFIG_MAPPING_NAMES.update({"mlcd": "MLCDVisionConfig"})
+CONFIG_MAPPING_NAMES = OrderedDict(**{"gpt-sw3": "GPT2Config"}, **CONFIG_MAPPING_NAMES)
+"""
+    model = b"""from .configuration_auto import CONFIG_MAPPING_NAMES
+if TYPE_CHECKING:
+    TOKENIZER_MAPPING_NAMES = OrderedDict()
+else:
+    TOKENIZER_MAPPING_NAMES = OrderedDict([("llama", ("LlamaTokenizer", None)), ("mlcd", None)])
+MODEL_FOR_CAUSAL_LM_MAPPING_NAMES = OrderedDict([("llama", "LlamaForCausalLM"), ("gpt-sw3", "GPT2LMHeadModel"), ("odd", "X")])
+MODEL_MAPPING_NAMES = {"qwen2": "Qwen2Model", **MODEL_FOR_CAUSAL_LM_MAPPING_NAMES}
+MODEL_FOR_CAUSAL_LM_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+MODEL_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, MODEL_MAPPING_NAMES)
+TOKENIZER_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, TOKENIZER_MAPPING_NAMES)
+class AutoModelForCausalLM(_BaseAutoModelClass):
+    _model_mapping = MODEL_FOR_CAUSAL_LM_MAPPING
+class AutoModel(_BaseAutoModelClass):
+    _model_mapping = MODEL_MAPPING
+class TFAutoModel(_BaseAutoModelClass):
+    _model_mapping = MODEL_MAPPING
+class AutoTokenizer:
+    pass
+"""
+    files = {"t/auto/configuration_auto.py": conf, "t/auto/modeling_auto.py": model}
+    assert auto_class_keys(files, "Auto*", {"AutoTokenizer": "TOKENIZER_MAPPING"}) == {
+        "AutoModelForCausalLM.LlamaConfig", "AutoModelForCausalLM.GPT2Config",
+        "AutoModel.Qwen2Config", "AutoModel.LlamaConfig", "AutoModel.GPT2Config",
+        "AutoTokenizer.LlamaConfig", "AutoTokenizer.MLCDVisionConfig"}  # not TFAutoModel (the glob), not "odd" (no literal)
+    assert auto_class_keys(files, "Auto*") == auto_class_keys(files, "Auto*", {"AutoTokenizer": "TOKENIZER_MAPPING"}) - {
+        "AutoTokenizer.LlamaConfig", "AutoTokenizer.MLCDVisionConfig"}
+    with pytest.raises(SyntaxError):
+        auto_class_keys({**files, "t/auto/broken.py": b"def ("})
+
+
 def test_remote_code_gets_the_pin_advice(indexes):
     log = ('  File "/root/.cache/huggingface/modules/transformers_modules/m/modeling_m.py", line 3, in <module>\n'
            "ImportError: cannot import name 'StaticCache' from 'transformers.cache_utils'")
@@ -430,7 +491,7 @@ def test_an_import_line_reads_only_its_projects_index(indexes):
     for path in sorted(SYMBOLS.glob("*.jsonl")):
         info = header_meta(path)
         meta[info["project"]] = {"packages": info["packages"], "registries": info["registries"]}
-    assert meta["transformers"] == {"packages": ["transformers"], "registries": ["model_types"]}
+    assert meta["transformers"] == {"packages": ["transformers"], "registries": ["auto_classes", "model_types"]}
     lazy = Indexes(meta, lambda project: (read.append(project), indexes[project])[1])
     found = drift_answers("ImportError: cannot import name 'cached_download' from 'huggingface_hub'", lazy)
     assert found[0]["candidates"][0]["verdict"] == "removed" and read == ["huggingface-hub"]

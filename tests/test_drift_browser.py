@@ -50,11 +50,20 @@ LINES: list[tuple[str, dict]] = [
     ("TypeError: DynamicCache.update() got an unexpected keyword argument 'constructor'", {}),
     ("TypeError: hf_hub_download() got an unexpected keyword argument 'hasOwnProperty'", {}),
     ("ValueError: The checkpoint you are trying to load has model type `constructor` but Transformers does not recognize this architecture.", {}),
+    # transformers' auto classes: the classes that load the configuration instead; a remote configuration; an installed release
+    ("ValueError: Unrecognized configuration class <class 'transformers.models.qwen2_vl.configuration_qwen2_vl.Qwen2VLConfig'> for this kind of AutoModel: AutoModelForCausalLM.", {}),
+    ("ValueError: Unrecognized configuration class <class 'transformers.models.qwen2_vl.configuration_qwen2_vl.Qwen2VLConfig'> for this kind of AutoModel: AutoModelForVision2Seq.", {"transformers": "4.49.0"}),
+    ("ValueError: Unrecognized configuration class <class 'x.Qwen3Config'> for this kind of AutoModel: AutoModelForCausalLM.\ntransformers==4.45.0", {}),
+    ("ValueError: Unrecognized configuration class <class 'transformers_modules.THUDM.chatglm3-6b.configuration_chatglm.ChatGLMConfig'> to build an AutoTokenizer.", {}),
+    ("ValueError: Unrecognized configuration class <class 'x.constructor'> for this kind of AutoModel: AutoModel.", {}),
     # TGI's launcher (clap): a flag's releases to run, no pip install; the installed release given
     ("text-generation-launcher\nerror: unexpected argument '--max-input-tokens' found", {"tgi": "v1.4.5"}),
     ("text-generation-launcher\nerror: Found argument '--enable-cuda-graphs' which wasn't expected, or isn't valid in this context", {"tgi": "v1.4.5"}),
     ("ghcr.io/huggingface/text-generation-inference:2.0\nerror: unexpected argument '--no-such-flag' found", {"tgi": "v9"}),
     ("error: unexpected argument '--max-input-tokens' found", {}),  # no sign of TGI: no answer
+    ("$ docker run ghcr.io/huggingface/text-generation-inference:2.0.0\n  File \"/x/text_generation_server/models/__init__.py\", line 9\n"
+     "ValueError: Unsupported model type gemma3", {}),  # TGI's model types, the release read from the image's tag
+    ("text_generation_server\nValueError: Unsupported model type constructor", {}),
     ("serve: error: unrecognized arguments: --max-input-tokens", {}),  # argparse's words are not TGI's
 ] + [("\n".join(c.get("context", []) + [c["line"]]), {}) for c in CONFORMANCE]
 

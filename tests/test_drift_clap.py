@@ -14,7 +14,8 @@ from generator.bundle.drift import drift_answers
 from generator.catalog.symbols import SymbolIndex, read_index
 from generator.harvest.config import Project
 from generator.harvest.extract_clap import clap_flags
-from generator.harvest.symbols import Fold, header
+from generator.harvest.extract_compared import compared_strings
+from generator.harvest.symbols import FLAGS, Fold, header
 from generator.match.drift import asks
 
 SYMBOLS = Path(__file__).parent / "fixtures" / "symbols"
@@ -65,8 +66,8 @@ def test_a_project_without_a_pip_package_gets_a_registries_only_index():
     head = header(project, project.releases)
     assert head["packages"] == [] and head["pip"] is None  # no `server` or `router` claimed: import lines are never TGI's
     fold = Fold(project, project.releases)
-    fold.add_flags(0, set(clap_flags(b"struct Args { #[clap(long)] max_input_length: u8 }", {"Args"})))
-    fold.add_flags(1, set(clap_flags(b"struct Args { #[clap(long)] max_input_tokens: u8 }", {"Args"})))
+    fold.add_keys(0, FLAGS, set(clap_flags(b"struct Args { #[clap(long)] max_input_length: u8 }", {"Args"})))
+    fold.add_keys(1, FLAGS, set(clap_flags(b"struct Args { #[clap(long)] max_input_tokens: u8 }", {"Args"})))
     assert fold.lines() == [{"keys": {"--max-input-length": "0", "--max-input-tokens": "1"}, "registry": "flags"}]
 
 
@@ -77,7 +78,8 @@ def test_the_configured_tgi_index_is_registries_only():
     assert tgi.package is None and tgi.clap_structs == [{"path": "launcher/src/main.rs", "struct": "Args"}]
     lines = [json.loads(line) for line in (SYMBOLS / "tgi.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines[0]["packages"] == [] and lines[0]["pip"] is None
-    assert [line.get("registry") for line in lines[1:]] == ["flags"]
+    assert [line.get("registry") for line in lines[1:]] == ["flags", "model_types"]
+    assert tgi.compared == {"model_types": [{"path": "server/text_generation_server/models/__init__.py", "name": "model_type"}]}
 
 
 @pytest.mark.parametrize("line", ["error: unexpected argument '--max-input-tokens' found",
@@ -95,7 +97,8 @@ def test_an_added_flag_says_the_releases_to_run_and_no_pip_install():
     assert answer["verdict"] == "added" and "install" not in answer
     assert answer["text"]["en"] == ("the flag --max-input-tokens was added in tgi v2.0.0 (v1.4.5, the release searched before it, lacks it). "
                                     "Every release from v2.0.0 to v3.3.7 (the newest searched) has it. tgi is not installed with pip: "
-                                    "run an image (or a build) of a release that has it: v2.0.0–v3.3.7.")
+                                    "run an image (or a build) of a release that has it: v2.0.0–v3.3.7. "
+                                    "Your tgi v1.4.5 does not have it.")  # the image's tag, 1.4.5, is the release v1.4.5
     assert "pip install" not in answer["text"]["zh"] and "不是用 pip 安装的" in answer["text"]["zh"]
 
 
@@ -107,6 +110,44 @@ def test_a_removed_flag_and_the_installed_release():
     assert "run an image (or a build) of a release that has it: v1.4.5." in answer["text"]["en"]
     (answer,) = drift_answers(line.replace("cuda-graphs", "cuda-graphs=1"), tgi, {"tgi": "v1.4.5"})[0]["candidates"]
     assert answer["installed"]["has"] is True and "the image's tag" in answer["text"]["en"] and "pip show" not in answer["text"]["en"]
+
+
+def test_a_dispatch_written_as_tests_is_a_registry_of_the_strings_compared():
+    src = b"""import enum
+class ModelType(enum.Enum):
+    LLAMA = {"type": "llama", "name": "Llama"}
+    GEMMA3 = {"type": "gemma3", "multimodal": True}
+    OTHER = {"name": "no type"}
+def get_model(model_type, config):
+    if model_type == LLAMA or model_type == "phi-msft":
+        pass
+    elif model_type in ["RefinedWeb", "falcon", GEMMA3]:
+        pass
+    elif model_type in modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or config.model_type == "ignored":
+        pass
+    elif other == "not it" or model_type != "t5" or model_type == OTHER:
+        pass
+    raise ValueError(f"Unsupported model type {model_type}")
+"""
+    assert compared_strings(src, "model_type") == {"llama", "phi-msft", "RefinedWeb", "falcon", "gemma3", "t5"}
+    with pytest.raises(SyntaxError):
+        compared_strings(b"if (:", "model_type")
+
+
+UNSUPPORTED = ("  File \"/opt/conda/lib/python3.11/site-packages/text_generation_server/models/__init__.py\", line 1797, in get_model\n"
+               "    raise ValueError(f\"Unsupported model type {{model_type}}\")\nValueError: Unsupported model type {key}\n")
+
+
+def test_a_model_type_tgi_does_not_serve_says_which_images_do():
+    tgi = {"tgi": read_index(SYMBOLS / "tgi.jsonl")}
+    log = "$ docker run ghcr.io/huggingface/text-generation-inference:2.0.0 --model-id google/gemma-3-4b-it\n" + UNSUPPORTED.format(key="gemma3")
+    (answer,) = drift_answers(log, tgi)[0]["candidates"]
+    assert answer["symbol"] == "model type 'gemma3'" and answer["verdict"] == "added" and "install" not in answer
+    assert answer["installed"] == {"release": "v2.0.0", "has": False}
+    assert "run an image (or a build) of a release that has it: v3.3.7." in answer["text"]["en"]
+    (none,) = drift_answers(UNSUPPORTED.format(key="my_model"), tgi)[0]["candidates"]
+    assert none["verdict"] == "absent" and none["text"]["en"].startswith("No release of tgi from v1.4.0 to v3.3.7 has model type 'my_model'.")
+    assert asks("ValueError: Unsupported model type gemma3") == []  # other servers say the same words: only a log that names TGI
 
 
 def test_an_argparse_line_is_not_asked_of_tgi():

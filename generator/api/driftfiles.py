@@ -4,7 +4,8 @@ the CLI and the MCP server (overrides/assets/javascripts/errdex-drift.js), fetch
 every index.
 
 - `drift/index.json`: what answers are made of besides the names: each project's pip name, packages, releases
-  and registries, the drift shapes, phrases and log patterns (generator/match/drift.py), the number of shards.
+  and registries, the drift shapes, phrases, registries' labels and log patterns (generator/match/drift.py), the
+  number of shards.
 - `drift/<n>.json` (n = crc32(key) % SHARDS), keys:
     `m:<module>`  [[project, the module's line: its releases, star imports, and the releases of each name it binds]]
     `c:<Class>`   [[project, module, the class's line (attributes, methods and their parameters, bases), the module's releases]]
@@ -22,7 +23,7 @@ from typing import Any
 
 from .. import routes
 from ..catalog.symbols import MAX_DEPTH, Indexes, import_order, indexes as read_indexes
-from ..match.drift import CONTEXT_LINES, MAX_CANDIDATES, MAX_ELSEWHERE, MAX_LINE, PACKAGE_PATH, PHRASES, REMOTE_CODE, SHAPES, VERSION_LINE
+from ..match.drift import CONTEXT_LINES, MAX_CANDIDATES, MAX_ELSEWHERE, MAX_LINE, PACKAGE_PATH, PHRASES, PROGRAMS, REGISTRIES, REMOTE_CODE, SHAPES, VERSION_LINE
 from .catalogmatch import shard_of  # crc32(key) % count, as the catalog's match shards
 from .export import encode_json
 
@@ -47,7 +48,7 @@ def drift_documents(indexes: Indexes) -> dict[str, Any]:
     """The index document ("index"), each shard ("<n>") and each registry ("<project>/<registry>")."""
     meta: dict[str, Any] = {
         "format": 1, "shards": SHARDS, "projects": {}, "shapes": SHAPES, "context_lines": CONTEXT_LINES, "max_line": MAX_LINE,
-        "phrases": {key: list(pair) for key, pair in PHRASES.items()}, "package_path": PACKAGE_PATH.pattern,
+        "phrases": {key: list(pair) for key, pair in PHRASES.items()}, "registries": REGISTRIES, "package_path": PACKAGE_PATH.pattern,
         "remote_code": REMOTE_CODE.pattern, "version_line": VERSION_LINE.replace("{{", "{").replace("}}", "}"),
         "max_candidates": MAX_CANDIDATES, "max_elsewhere": MAX_ELSEWHERE, "max_depth": MAX_DEPTH,
     }
@@ -59,8 +60,8 @@ def drift_documents(indexes: Indexes) -> dict[str, Any]:
     docs: dict[str, Any] = {}
     for project in indexes.projects():
         index = indexes[project]
-        meta["projects"][project] = {"pip": index.pip, "packages": index.packages, "releases": index.releases,
-                                     "registries": sorted(index.registries)}
+        meta["projects"][project] = {"pip": index.pip, "packages": index.packages, "programs": PROGRAMS.get(project, []),
+                                     "releases": index.releases, "registries": sorted(index.registries)}
         newest = 1 << (len(index.releases) - 1)
         importable: dict[str, list[str]] = defaultdict(list)
         reach = index.star_reach()

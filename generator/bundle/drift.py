@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..match.drift import MAX_CANDIDATES, MAX_ELSEWHERE, PACKAGE_PATH, PHRASES, REMOTE_CODE, SHAPES, VERSION_LINE, Ask, asks
+from ..match.drift import MAX_CANDIDATES, MAX_ELSEWHERE, PACKAGE_PATH, PHRASES, PROGRAMS, REGISTRIES, REMOTE_CODE, SHAPES, VERSION_LINE, Ask, asks, label
 from ..catalog.symbols import Indexes, SymbolIndex, loaded, runs
 
 
@@ -30,6 +30,9 @@ class Target:
     has: int
     kind: str  # module | name | member | parameter | key
     elsewhere: list[str] = field(default_factory=list)  # an import: the modules that have the name in the newest release
+    phrase: str = "elsewhere"  # the phrase that lists them (auto classes: the classes that load the configuration)
+    name: str = ""  # the name that phrase gives (default: the last part of `what`)
+    absent: str = ""  # the phrase added when no release has it (a model type: the model needs its own code)
 
 
 def _project_of(indexes: Indexes, dotted: str) -> SymbolIndex | None:
@@ -107,15 +110,31 @@ def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
         out = []
         for project in having:
             index = indexes[project]
+            conf = REGISTRIES.get(ask.registry, {})
             for key in ask.keys:
                 has = index.registry(ask.registry, key)
                 if has is not None:
-                    label = {"model_types": f"model type '{key}'", "architectures": f"architecture {key}", "flags": f"the flag {key}"}.get(ask.registry, key)
-                    out.append(Target(index, label, has, "key"))
+                    others = _instead(index, ask.registry, key, has) if conf.get("elsewhere") else []
+                    out.append(Target(index, label(ask.registry, key), has, "key", others, conf.get("elsewhere", "elsewhere"),
+                                      key.rsplit(".", 1)[-1], "" if others else conf.get("absent", "")))
             if out and ask.shape == "registry":
                 break
         return _preferred(out) if ask.shape == "flag" else out
     return []
+
+
+def _instead(index: SymbolIndex, registry: str, key: str, has: int) -> list[str]:
+    """For a key the newest release lacks: the keys with its last part that the newest release has, whose first
+    part starts with the registry's `among` (the AutoModel classes that load a configuration class), by their first
+    part; at most MAX_ELSEWHERE."""
+    newest = 1 << (len(index.releases) - 1)
+    among = REGISTRIES[registry].get("among", "")
+    head, _, tail = key.rpartition(".")
+    if has & newest or not head.startswith(among):
+        return []
+    found = sorted(k.rpartition(".")[0] for k in index.registries[registry]
+                   if k.endswith("." + tail) and k != key and k.startswith(among) and index.registry(registry, k) & newest)
+    return found[:MAX_ELSEWHERE]
 
 
 def _owned(registry: str) -> set[str]:
@@ -129,13 +148,18 @@ def _preferred(found: list[Target]) -> list[Target]:
 
 
 def installed_release(index: SymbolIndex, text: str, wanted: dict[str, str]) -> str | None:
-    """The release of the index's project the log comes from: given (`--version`), else named in the log."""
-    for name in (index.project, index.pip, *index.packages):
-        if name and name in wanted:
-            return wanted[name]
-    names = "|".join(sorted({re.escape(n) for n in (index.pip, *index.packages, index.project) if n}, key=len, reverse=True))
-    m = re.search(VERSION_LINE.format(names=names), text, re.M | re.I)
-    return m.group("v") if m else None
+    """The release of the index's project the log comes from: given (`--version`), else named in the log (by its
+    pip name, a package, the project or one of its PROGRAMS); "1.4.5" is the release "v1.4.5" of a project whose
+    tags have the "v"."""
+    given = [n for n in (index.project, index.pip, *index.packages, *PROGRAMS.get(index.project, [])) if n]
+    found = next((wanted[n] for n in given if n in wanted), None)
+    if found is None:
+        names = "|".join(sorted({re.escape(n) for n in given}, key=len, reverse=True))
+        m = re.search(VERSION_LINE.format(names=names), text, re.M | re.I)
+        found = m.group("v") if m else None
+    if found is not None and found not in index.releases and "v" + found in index.releases:
+        return "v" + found
+    return found
 
 
 def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
@@ -152,8 +176,8 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
     if not spans:
         out["verdict"] = "absent"
         text.append(say("none", pip=pip, first=first, last=last, what=t.what))
-        if t.kind == "key" and t.what.startswith("model type"):
-            text.append(say("no_model"))
+        if t.absent:
+            text.append(say(t.absent))
     else:
         a, b = spans[0][0], spans[-1][1]
         text.append(say("added", what=t.what, pip=pip, added=releases[a], before=releases[a - 1]) if a > 0
@@ -179,7 +203,7 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
             text.append(say("image", pip=pip, spans=_spans(releases, spans)))
     if t.elsewhere:
         out["elsewhere"] = t.elsewhere
-        text.append(say("elsewhere", pip=pip, last=last, name=t.what.rsplit(".", 1)[-1], modules=", ".join(t.elsewhere)))
+        text.append(say(t.phrase, pip=pip, last=last, name=t.name or t.what.rsplit(".", 1)[-1], modules=", ".join(t.elsewhere)))
     if release is not None:
         if release in releases:
             has = bool((t.has >> releases.index(release)) & 1)

@@ -142,11 +142,20 @@ def projects_schema() -> dict[str, Any]:
             "flag_classes": _list({"type": "string", "maxLength": 400, "pattern": rf"^{_IDENT}(?:\.{_IDENT})+$"}),
             "clap_structs": _list(_object({"path": GLOB, "struct": {"type": "string", "maxLength": 100, "pattern": rf"^{_IDENT}$"}},
                                           ["path", "struct"]), minItems=1),
+            "auto_classes": _object({"path": GLOB, "classes": {"type": "string", "maxLength": 100, "pattern": r"^[A-Za-z0-9_*?]+$"},
+                                     "also": {"type": "object", "propertyNames": {"pattern": rf"^{_IDENT}$", "maxLength": 100},
+                                              "additionalProperties": {"type": "string", "maxLength": 100, "pattern": rf"^{_IDENT}$"}}},
+                                    ["path", "classes"]),
+            "compared": {"type": "object", "propertyNames": {"pattern": r"^[a-z][a-z0-9_]{0,40}$"},
+                         "additionalProperties": _list(_object({"path": GLOB, "name": {"type": "string", "maxLength": 100, "pattern": rf"^{_IDENT}$"}},
+                                                               ["path", "name"]), minItems=1)},
             "skip": _list(GLOB),
         }, [], description="what the symbol index (data/catalog/symbols) keeps besides modules, classes and functions: registries users "
                            "hit by key (string keys of top-level dict literals: variable globs in files matching path globs) and the classes "
                            "whose fields are command-line flags (a project with any has its flags indexed), the clap-derived Rust structs "
-                           "whose fields are flags (struct names in files matching path globs), and files the index leaves out "
+                           "whose fields are flags (struct names in files matching path globs), transformers' auto classes (the files that "
+                           "build their tables, a glob of their names, and the classes that name no table in their body), registries of the strings a variable is compared "
+                           "with (a dispatch written as a chain of tests: TGI's model types), and files the index leaves out "
                            "(placeholder modules, beside the catalog's own skip)"),
     }, ["repo", "source", "languages", "releases"], **{"if": {"properties": {"source": {"const": "pypi"}}}, "then": {"required": ["package"]}})
     return _document("catalog-projects.schema.json", "errdex catalog projects",

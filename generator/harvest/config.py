@@ -57,6 +57,10 @@ class Project:
     flag_classes: list[str] = field(default_factory=list)
     # Rust files (path globs) and the clap-derived structs in them whose fields are the program's flags
     clap_structs: list[dict[str, str]] = field(default_factory=list)
+    # transformers' auto classes: {"path": glob of the files, "classes": glob of the class names, "also": {class: mapping}}
+    auto_classes: dict = field(default_factory=dict)
+    # registry name -> [{"path": glob, "name": variable}]: the strings a variable is compared with (TGI's model types)
+    compared: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     symbol_skip: list[str] = field(default_factory=list)  # files the symbol index leaves out (placeholders)
 
     def language_of(self, path: str) -> str | None:
@@ -131,6 +135,8 @@ def parse_config(doc: Any) -> dict[str, Project]:
             registries={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("registries") or {}).items()},
             flag_classes=list((data.get("symbols") or {}).get("flag_classes") or []),
             clap_structs=[dict(w) for w in (data.get("symbols") or {}).get("clap_structs") or []],
+            auto_classes=dict((data.get("symbols") or {}).get("auto_classes") or {}),
+            compared={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("compared") or {}).items()},
             symbol_skip=list((data.get("symbols") or {}).get("skip") or []),
         )
         if source == "pypi" and not projects[slug].package:

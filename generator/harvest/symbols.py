@@ -10,7 +10,7 @@ The file, `data/catalog/symbols/<project>.jsonl` (one JSON object per line, keys
   {"module": "a.b", "in": R, "names": {name: R}, "star": {module: R},
    "classes": {C: {"in": R, "bases": {dotted: R}, "attrs": {name: R}, "methods": {m: {"in": R, "params": {p: R}}}}},
    "functions": {f: {"in": R, "params": {p: R}}}}                                           one line per module
-  {"registry": "<name>", "keys": {key: R}}                                                  model types, flags, ...
+  {"registry": "<name>", "keys": {key: R}}                          model types, flags, auto classes, ...
 R is a ranges string; "" means "the same releases as the enclosing name" (most symbols live as long as their module).
 
 A project without a pip package (TGI, read from git and run as a container image) has no module lines: what users
@@ -33,13 +33,16 @@ from .extract import _why
 from .config import CATALOG_ROOT, Project
 from ..cachedir import write_atomic
 from ..catalog.symbols import parse_ranges, runs
+from .extract_auto import auto_class_keys
 from .extract_clap import clap_flags
+from .extract_compared import compared_strings
 from .extract_symbols import REGISTRY_KEY, module_name, python_symbols
 from .fetch import Cache
 
 SYMBOLS_VERSION = "4"  # bump when extraction changes: cached results of older extractors are not reused
 FORMAT = 1
 FLAGS = "flags"  # the registry of command-line flags (`add_argument` literals, and configured dataclass fields)
+AUTO = "auto_classes"  # transformers' auto classes: `<auto class>.<configuration class>` (generator/harvest/extract_auto.py)
 
 
 def symbols_dir(root: Path = CATALOG_ROOT) -> Path:
@@ -91,6 +94,34 @@ def clap_release_flags(project: Project, cache: Cache, manifest: dict) -> tuple[
             except Exception as exc:  # as _extract_one: a hostile file costs that file only
                 unreadable[path] = _why(exc)
     return flags, unreadable
+
+
+def auto_release_keys(project: Project, cache: Cache, manifest: dict) -> tuple[set[str], dict[str, str]]:
+    """The release's auto-class keys (`symbols: auto_classes`), and the files that could not be read ({path: why}):
+    a release with an unreadable table file gives no keys (never half of them)."""
+    conf = project.auto_classes
+    files = {path: sha for path, sha in sorted(manifest["files"].items()) if path.endswith(".py") and fnmatch(path, conf["path"])}
+    try:
+        return auto_class_keys({p: cache.get_blob(s) for p, s in files.items()}, conf["classes"], conf.get("also")), {}
+    except Exception as exc:  # as _extract_one: a hostile file costs its release's auto classes only
+        return set(), {conf["path"]: _why(exc)}
+
+
+def compared_release_keys(project: Project, cache: Cache, manifest: dict) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """The release's registries of compared strings (`symbols: compared`), {registry: keys}, and the files that
+    could not be read ({path: why})."""
+    found: dict[str, set[str]] = {}
+    unreadable: dict[str, str] = {}
+    for registry, wanted in sorted(project.compared.items()):
+        keys = found.setdefault(registry, set())
+        for path, sha in sorted(manifest["files"].items()):
+            for w in wanted:
+                if path.endswith(".py") and fnmatch(path, w["path"]):
+                    try:
+                        keys |= compared_strings(cache.get_blob(sha), w["name"])
+                    except Exception as exc:  # as _extract_one: a hostile file costs that file only
+                        unreadable[path] = _why(exc)
+    return found, unreadable
 
 
 def extract_all(cache: Cache, jobs: Iterable[tuple[str, str]], workers: int, log: Callable[[str], None]) -> tuple[dict, dict]:
@@ -165,9 +196,9 @@ class Fold:
                     for key in found:
                         keys[("r", registry, key)] |= bit
 
-    def add_flags(self, index: int, flags: set[str]) -> None:
-        for flag in flags:
-            self.keys[("r", FLAGS, flag)] |= 1 << index
+    def add_keys(self, index: int, registry: str, keys: set[str]) -> None:
+        for key in keys:
+            self.keys[("r", registry, key)] |= 1 << index
 
     def lines(self) -> list[dict]:
         """The index's lines: modules in order, then registries."""
@@ -285,7 +316,16 @@ def build_index(project: Project, cache: Cache, manifests: dict[str, dict], work
                 fold.add(index, path, symbols)
         if project.clap_structs:
             flags, bad = clap_release_flags(project, cache, manifests[version])
-            fold.add_flags(index, flags)
+            fold.add_keys(index, FLAGS, flags)
+            unreadable.update(bad)
+        if project.compared:
+            registries, bad = compared_release_keys(project, cache, manifests[version])
+            for registry, keys in registries.items():
+                fold.add_keys(index, registry, keys)
+            unreadable.update(bad)
+        if project.auto_classes:
+            keys, bad = auto_release_keys(project, cache, manifests[version])
+            fold.add_keys(index, AUTO, keys)
             unreadable.update(bad)
     return [header(project, fold.releases), *fold.lines()], unreadable
 

@@ -9,8 +9,11 @@ MAX_LINE characters of it):
              module 'pkg.mod' has no attribute 'y'                          -> module, attr
   kwarg      Class.method() got an unexpected keyword argument 'z'          -> func, kwarg
   registry   model type `x` but Transformers does not recognize ...         -> key in transformers' model types
+             Unrecognized configuration class <class '...XConfig'> for this kind of AutoModel: AutoY
+             (or: to build an AutoTokenizer)                                 -> key AutoY.XConfig in transformers' auto classes
              Model architectures ['X', ...] are not supported               -> keys in vLLM's architectures
              KeyError: 'x' after a frame of transformers' auto configuration -> key in model types
+             ValueError: Unsupported model type x, in a log that names TGI   -> key in TGI's model types
   flag       unrecognized arguments: --a --b                                -> flags
              error: unexpected argument '--a' found (clap 4), Found argument '--a' which wasn't expected (clap 2/3)
                                                                              -> flags of TGI's launcher
@@ -27,8 +30,8 @@ MAX_LINE = 2000
 NAME = r"[A-Za-z_][A-Za-z0-9_]{0,199}"
 DOTTED = rf"{NAME}(?:\.{NAME}){{0,31}}"
 
-# what a log of TGI's launcher names: the program, the project or its container image
-TGI = r"text-generation-launcher|text-generation-inference|ghcr\.io/huggingface/text-generation-inference"
+# what a log of TGI names: the launcher, the project, its container image or its Python server's package
+TGI = r"text-generation-launcher|text-generation-inference|ghcr\.io/huggingface/text-generation-inference|text_generation_server"
 
 SHAPES: list[dict] = [
     {"shape": "import", "literal": "cannot import name '", "regex": rf"cannot import name '(?P<name>{NAME})' from '(?P<module>{DOTTED})'"},
@@ -38,16 +41,31 @@ SHAPES: list[dict] = [
     {"shape": "kwarg", "literal": "got an unexpected keyword argument '", "regex": rf"(?P<func>{DOTTED})\(\) got an unexpected keyword argument '(?P<kwarg>{NAME})'"},
     {"shape": "registry", "registry": "model_types", "project": "transformers", "literal": "but Transformers does not recognize",
      "regex": r"model type `(?P<key>[A-Za-z0-9_.-]{1,100})` but Transformers does not recognize"},
+    {"shape": "registry", "registry": "auto_classes", "project": "transformers", "literal": "Unrecognized configuration class <class '",
+     "regex": rf"Unrecognized configuration class <class '(?:[A-Za-z0-9_.-]{{1,400}}\.)?(?P<config>{NAME})'> (?:for this kind of AutoModel: |to build an )(?P<auto>{NAME})"},
     {"shape": "registry", "registry": "architectures", "project": "vllm", "literal": "Model architectures [",
      "regex": r"Model architectures \[(?P<keys>'[A-Za-z0-9_]{1,100}'(?:, '[A-Za-z0-9_]{1,100}'){0,15})\] (?:are|is) not supported"},
     {"shape": "registry", "registry": "model_types", "project": "transformers", "after": r"configuration_auto\.py|CONFIG_MAPPING", "literal": "KeyError: '",
      "regex": r"(?:^|[\s:\]])KeyError: '(?P<key>[A-Za-z0-9_.-]{1,100})'\s*$"},
+    {"shape": "registry", "registry": "model_types", "project": "tgi", "requires": TGI, "literal": "Unsupported model type ",
+     "regex": r"ValueError: Unsupported model type (?P<key>[A-Za-z0-9_.-]{1,100})(?:\s|$)"},
     {"shape": "flag", "registry": "flags", "literal": "unrecognized arguments: --", "regex": r"unrecognized arguments: (?P<flags>--[A-Za-z0-9_.=-]{1,100}(?: \S{1,200}){0,15})"},
     {"shape": "flag", "registry": "flags", "project": "tgi", "requires": TGI, "literal": "unexpected argument '--",
      "regex": r"error: unexpected argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' found"},
     {"shape": "flag", "registry": "flags", "project": "tgi", "requires": TGI, "literal": "Found argument '--",
      "regex": r"error: Found argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' which wasn't expected"},
 ]
+# How an answer names a registry's key (`{key}`; `{0}`, `{1}`: its dot-separated parts), whether a key no release has
+# means a model that needs its own code ("no_model"), and the phrase that lists the keys the newest release has in
+# its place: keys with the same last part whose first part starts with `among` (auto classes: the AutoModel classes
+# that do load the configuration class; none for AutoTokenizer).
+REGISTRIES = {
+    "model_types": {"label": "model type '{key}'", "absent": "no_model"},
+    "architectures": {"label": "architecture {key}"},
+    "flags": {"label": "the flag {key}"},
+    "auto_classes": {"label": "{1} → {0}", "absent": "no_model", "elsewhere": "auto_elsewhere", "among": "AutoModel"},
+}
+
 # What an answer is made of besides the symbol index (generator/bundle/drift.py, and the paste page's copy of it,
 # overrides/assets/javascripts/errdex-drift.js, which reads them from the API's drift/index.json).
 MAX_CANDIDATES = 4
@@ -56,8 +74,12 @@ MAX_ELSEWHERE = 3  # modules named where a name that moved can be imported now
 PACKAGE_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,99})[/\\]")
 # a model's remote code (trust_remote_code): the modules transformers writes it to, or the option itself
 REMOTE_CODE = re.compile(r"transformers_modules|trust_remote_code|[/\\]modules[/\\]transformers_modules[/\\]")
-# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row
-VERSION_LINE = r"(?:^|[\s`'\"(])(?:{names})(?:==|`? version:\s*|\s+|-)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info)"
+# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row, an image's tag
+# ("text-generation-inference:1.4.5"); a release named without the "v" its project's tags have is that tag
+VERSION_LINE = r"(?:^|[\s`'\"(/])(?:{names})(?:==|`? version:\s*|\s+|-|:)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info)"
+
+# the names a log gives a project besides its pip name and packages: its programs and container images
+PROGRAMS = {"tgi": ["text-generation-inference", "text-generation-launcher"]}
 
 PHRASES = {
     "none": ("No release of {pip} from {first} to {last} has {what}.",
@@ -89,6 +111,8 @@ PHRASES = {
                  "这个模型需要它自己的代码（trust_remote_code=True），或者一个支持它的库。"),
     "candidates": ("{n} definitions fit; each is listed.", "有 {n} 个定义符合，逐一列出。"),
     "elsewhere": ("In {pip} {last}, {name} is importable from {modules}.", "在 {pip} {last} 中，可以从 {modules} 导入 {name}。"),
+    "auto_elsewhere": ("In {pip} {last}, {name} is loaded by {modules}: use one of them.",
+                       "在 {pip} {last} 中，{name} 由 {modules} 加载：请改用其中之一。"),
 }
 
 COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None, re.compile(s["requires"]) if "requires" in s else None)
@@ -112,7 +136,14 @@ class Ask:
     text: str = ""  # what the shape matched on the line
 
 
+def label(registry: str, key: str) -> str:
+    """How an answer names a registry's key (REGISTRIES)."""
+    return REGISTRIES.get(registry, {}).get("label", "{key}").format(*key.split("."), key=key)
+
+
 def _keys(found: dict) -> tuple[str, ...]:
+    if found.get("auto"):
+        return (f"{found['auto']}.{found['config']}",)
     if found.get("key"):
         return (found["key"],)
     if found.get("keys"):

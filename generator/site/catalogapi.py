@@ -81,8 +81,8 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             "getDriftIndex", "The browser's drift data: what answers are made of",
             "What the paste page reads to answer a line where Python says the installed release lacks a name (version "
             "drift): the line shapes, the phrases of an answer in each language, the patterns that read a log's "
-            "packages, remote code and installed release, each project's pip name, packages, releases and registries, "
-            "and the number of shards the symbol indexes are filed in.", "drift_index", [], ("shapes",)),
+            "packages, remote code and installed release, how an answer names each registry's keys, each project's pip "
+            "name, packages, programs, releases and registries, and the number of shards the symbol indexes are filed in.", "drift_index", [], ("shapes",)),
         "/" + routes.api_path("drift_shard", "{shard}"): get(
             "getDriftShard", "One shard of the symbol indexes, filed by name",
             "Keys `m:<module>`, `c:<Class>`, `f:<function>` and `n:<name>` (a key's shard is crc32(key) modulo the "
@@ -93,7 +93,8 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
             [param("shard", "A number below the drift index's `shards`.")], by_key=True),
         "/" + routes.api_path("drift_registry", "{registry}", project="{project}"): get(
             "getDriftRegistry", "One project's registry: keys and their releases",
-            "A registry users hit by key (transformers' model types, vLLM's architectures, a server's flags): each key "
+            "A registry users hit by key (transformers' model types and auto classes, vLLM's architectures, a server's "
+            "flags, TGI's model types): each key "
             "with the ranges of releases that have it.", "drift_registry",
             [project, param("registry", "A registry the drift index lists for the project, such as `model_types`.")], by_key=True),
     }

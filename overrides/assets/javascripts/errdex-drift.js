@@ -64,6 +64,7 @@ function driftMeta() {
 // -- the shapes (generator/match/drift.asks) -------------------------------------------------------------------
 
 function driftKeys(g) {
+  if (g.auto) return [g.auto + "." + g.config];
   if (g.key) return [g.key];
   if (g.keys) return Array.from(g.keys.matchAll(/'([^']+)'/g), function (m) { return m[1]; });
   if (g.flags) return g.flags.split(/\s+/).filter(function (f) { return f.indexOf("--") === 0; }).map(function (f) { return f.split("=")[0]; });
@@ -126,6 +127,7 @@ function Index(meta, project) {
   var info = meta.projects[project];
   this.pip = info.pip;
   this.packages = info.packages;
+  this.programs = info.programs;
   this.releases = info.releases;
   this.all = info.all;
 }
@@ -240,10 +242,14 @@ Index.prototype.functionHomes = function (fn) { // [[module, entry, its releases
   });
 };
 
-Index.prototype.registry = function (name, key) { // BigInt, or null when the project keeps no such registry
+Index.prototype.registryKeys = function (name) { // {key: ranges}, or null when the project keeps no such registry
   if (this.meta.projects[this.project].registries.indexOf(name) < 0) return Promise.resolve(null);
-  var all = this.all, url = drift.registry.split("{project}").join(this.project).split("{key}").join(name);
-  return driftFetch(url).then(function (keys) {
+  return driftFetch(drift.registry.split("{project}").join(this.project).split("{key}").join(name));
+};
+
+Index.prototype.registry = function (name, key) { // BigInt, or null when the project keeps no such registry
+  var all = this.all;
+  return this.registryKeys(name).then(function (keys) {
     if (!keys) return null;
     return Object.prototype.hasOwnProperty.call(keys, key) ? parseRanges(keys[key], all) : 0n;
   });
@@ -281,8 +287,29 @@ function preferred(found) { // those some release has first, in a stable order
     .sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); }).map(function (x) { return x[2]; });
 }
 
-function target(index, what, has, kind, elsewhere) {
-  return { index: index, what: what, has: has, kind: kind, elsewhere: elsewhere || [] };
+function target(index, what, has, kind, elsewhere, more) {
+  var t = { index: index, what: what, has: has, kind: kind, elsewhere: elsewhere || [], phrase: "elsewhere", name: "", absent: "" };
+  return Object.assign(t, more || {});
+}
+
+function registryLabel(meta, registry, key) { // generator/match/drift.label
+  var values = { key: key };
+  key.split(".").forEach(function (part, i) { values[i] = part; });
+  var conf = own(meta.registries, registry);
+  return ((conf && conf.label) || "{key}").replace(/\{(\w+)\}/g, function (_, k) { return String(own(values, k)); });
+}
+
+async function instead(meta, ix, registry, key, has) { // generator/bundle/drift._instead
+  var newest = 1n << BigInt(ix.releases.length - 1), among = own(meta.registries, registry).among || "";
+  var cut = key.lastIndexOf("."), head = key.slice(0, cut), tail = key.slice(cut + 1);
+  if ((has & newest) || head.indexOf(among) !== 0) return [];
+  var keys = (await ix.registryKeys(registry)) || {}, found = [];
+  Object.keys(keys).forEach(function (k) {
+    if (k !== key && k.indexOf(among) === 0 && k.slice(-(tail.length + 1)) === "." + tail && (parseRanges(keys[k], ix.all) & newest)) {
+      found.push(k.slice(0, k.lastIndexOf(".")));
+    }
+  });
+  return found.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }).slice(0, meta.max_elsewhere);
 }
 
 async function driftTargets(meta, ask, hints) {
@@ -342,12 +369,13 @@ async function driftTargets(meta, ask, hints) {
     else if (named.length) having = named;
     var out = [];
     for (var i = 0; i < having.length; i++) {
-      var ix = new Index(meta, having[i]);
+      var ix = new Index(meta, having[i]), conf = own(meta.registries, ask.registry) || {};
       for (var k = 0; k < ask.keys.length; k++) {
         var key = ask.keys[k], got = await ix.registry(ask.registry, key);
         if (got === null) continue;
-        var label = { model_types: "model type '" + key + "'", architectures: "architecture " + key, flags: "the flag " + key }[ask.registry] || key;
-        out.push(target(ix, label, got, "key"));
+        var others = conf.elsewhere ? await instead(meta, ix, ask.registry, key, got) : [];
+        out.push(target(ix, registryLabel(meta, ask.registry, key), got, "key", others,
+          { phrase: conf.elsewhere || "elsewhere", name: key.split(".").pop(), absent: others.length ? "" : (conf.absent || "") }));
       }
       if (out.length && ask.shape === "registry") break;
     }
@@ -365,14 +393,19 @@ function say(meta, key, values) {
 function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
 
 function installedRelease(meta, index, text, wanted) {
-  var names = [index.project, index.pip].concat(index.packages).filter(function (n) { return n; });
-  for (var i = 0; i < names.length; i++) if (Object.prototype.hasOwnProperty.call(wanted, names[i])) return wanted[names[i]];
-  if (!meta.versionP[index.project]) {
-    var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
-    meta.versionP[index.project] = pyPattern("version:" + index.project, meta.version_line.replace("{names}", alts.join("|")), "mi");
+  var names = [index.project, index.pip].concat(index.packages, index.programs).filter(function (n) { return n; });
+  var found = null;
+  for (var i = 0; i < names.length && found === null; i++) if (Object.prototype.hasOwnProperty.call(wanted, names[i])) found = wanted[names[i]];
+  if (found === null) {
+    if (!meta.versionP[index.project]) {
+      var alts = names.filter(function (n, i) { return names.indexOf(n) === i; }).map(reEscape).sort(function (a, b) { return b.length - a.length; });
+      meta.versionP[index.project] = pyPattern("version:" + index.project, meta.version_line.replace("{names}", alts.join("|")), "mi");
+    }
+    var m = execute(meta.versionP[index.project], text, 0);
+    found = m ? m.groups.v : null;
   }
-  var m = execute(meta.versionP[index.project], text, 0);
-  return m ? m.groups.v : null;
+  if (found !== null && index.releases.indexOf(found) < 0 && index.releases.indexOf("v" + found) >= 0) return "v" + found;
+  return found;
 }
 
 function joinZh(parts) {
@@ -395,7 +428,7 @@ function describe(meta, t, release, remote) {
   if (!spans.length) {
     out.verdict = "absent";
     text.push(say(meta, "none", { pip: pip, first: first, last: last, what: t.what }));
-    if (t.kind === "key" && t.what.indexOf("model type") === 0) text.push(say(meta, "no_model", {}));
+    if (t.absent) text.push(say(meta, t.absent, {}));
   } else {
     var a = spans[0][0], b = spans[spans.length - 1][1], spec;
     text.push(a > 0 ? say(meta, "added", { what: t.what, pip: pip, added: releases[a], before: releases[a - 1] })
@@ -424,7 +457,7 @@ function describe(meta, t, release, remote) {
   }
   if (t.elsewhere.length) {
     out.elsewhere = t.elsewhere;
-    text.push(say(meta, "elsewhere", { pip: pip, last: last, name: t.what.split(".").pop(), modules: t.elsewhere.join(", ") }));
+    text.push(say(meta, t.phrase, { pip: pip, last: last, name: t.name || t.what.split(".").pop(), modules: t.elsewhere.join(", ") }));
   }
   if (release !== null) {
     var at = releases.indexOf(release);
