@@ -336,6 +336,12 @@ def test_the_installed_release_is_read_from_the_log(indexes):
     assert _one(log, indexes)["installed"]["has"] is True
     log = "transformers==9.9.9\nImportError: cannot import name 'HybridCache' from 'transformers'"
     assert _one(log, indexes)["installed"] == {"release": "9.9.9", "has": None}
+    for named in ("/usr/lib/python3.11/site-packages/transformers-4.37.0.dist-info/METADATA",  # a path with the version
+                  "  Downloading transformers-4.37.0-py3-none-any.whl (8.4 MB)"):  # a wheel's name
+        log = named + "\nImportError: cannot import name 'HybridCache' from 'transformers'"
+        assert _one(log, indexes)["installed"] == {"release": "4.37.0", "has": False}
+    log = "/opt/transformers-4.37.0-rc1/x.py\nImportError: cannot import name 'HybridCache' from 'transformers'"
+    assert "installed" not in _one(log, indexes)  # not a release's own name
 
 
 def test_unknown_projects_and_names_outside_every_index_get_no_answer(indexes):

@@ -31,6 +31,8 @@ LINES: list[tuple[str, dict]] = [
     ("ImportError: cannot import name 'cached_download' from 'huggingface_hub'\nhuggingface_hub==0.25.0", {}),
     ("ImportError: cannot import name 'cached_download' from 'huggingface_hub'", {"huggingface_hub": "0.20.0"}),
     ("ImportError: cannot import name 'HfFolder' from 'huggingface_hub'", {"huggingface-hub": "9.9.9"}),
+    ("  Downloading transformers-4.37.0-py3-none-any.whl (8.4 MB)\n/x/site-packages/transformers-4.45.0.dist-info\n"
+     "ImportError: cannot import name 'HybridCache' from 'transformers'", {}),
     ("ImportError: cannot import name 'no_such_name_anywhere' from 'huggingface_hub'", {}),
     ("ModuleNotFoundError: No module named 'transformers.modeling_layers'", {}),
     ("ModuleNotFoundError: No module named 'transformers.no_such_module'", {}),

@@ -74,9 +74,10 @@ MAX_ELSEWHERE = 3  # modules named where a name that moved can be imported now
 PACKAGE_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,99})[/\\]")
 # a model's remote code (trust_remote_code): the modules transformers writes it to, or the option itself
 REMOTE_CODE = re.compile(r"transformers_modules|trust_remote_code|[/\\]modules[/\\]transformers_modules[/\\]")
-# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row, an image's tag
+# a release named in the log: "transformers==4.41.2", "transformers version: 4.41.2", a `pip list` row, a path or a
+# file with the version (".../transformers-4.41.2.dist-info", "transformers-4.41.2-py3-none-any.whl"), an image's tag
 # ("text-generation-inference:1.4.5"); a release named without the "v" its project's tags have is that tag
-VERSION_LINE = r"(?:^|[\s`'\"(/])(?:{names})(?:==|`? version:\s*|\s+|-|:)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info)"
+VERSION_LINE = r"(?:^|[\s`'\"(/])(?:{names})(?:==|`? version:\s*|\s+|-|:)v?(?P<v>\d+(?:\.\d+){{1,3}}(?:\.post\d+)?)(?=$|[\s`'\",);]|\.dist-info|-py[23])"
 
 # the names a log gives a project besides its pip name and packages: its programs and container images
 PROGRAMS = {"tgi": ["text-generation-inference", "text-generation-launcher"]}
