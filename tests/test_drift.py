@@ -281,7 +281,10 @@ def test_a_remote_configuration_no_release_maps_needs_its_code(indexes):
     line = "ValueError: Unrecognized configuration class <class 'transformers_modules.THUDM.chatglm3-6b.configuration_chatglm.ChatGLMConfig'> to build an AutoTokenizer."
     c = _one(line, indexes)
     assert c["verdict"] == "absent" and c["symbol"] == "ChatGLMConfig → AutoTokenizer" and "elsewhere" not in c
-    assert c["text"]["en"].endswith("The model needs its own code (trust_remote_code=True) or a library that supports it.")
+    assert "ChatGLMConfig is the model's own code (transformers_modules)" in c["text"]["en"]
+    assert "trust_remote_code=True through the auto class its config.json's auto_map names" in c["text"]["en"]
+    own = _one("ValueError: Unrecognized configuration class <class 'MyConfig'> to build an AutoTokenizer.", indexes)
+    assert own["text"]["en"].endswith("The model needs its own code (trust_remote_code=True) or a library that supports it.")
 
 
 def test_auto_class_keys_follow_the_tables_as_the_library_builds_them():

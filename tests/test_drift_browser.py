@@ -3,7 +3,7 @@ generator/api/driftfiles.py) are the CLI's (generator/bundle/drift.py), field fo
 over the same symbol indexes, in headless Chromium for the page's copy.
 
 The fixture indexes (tests/fixtures/symbols) with every line of tests/test_drift.py's kinds and TGI's clap lines; the repository's own
-indexes (data/catalog/symbols) with the 62 real lines of bench/drift (a data test)."""
+indexes (data/catalog/symbols) with the 78 real lines of bench/drift (a data test)."""
 
 from __future__ import annotations
 

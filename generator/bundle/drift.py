@@ -115,8 +115,9 @@ def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
                 has = index.registry(ask.registry, key)
                 if has is not None:
                     others = _instead(index, ask.registry, key, has) if conf.get("elsewhere") else []
+                    absent = conf.get("remote_absent") if conf.get("remote_absent") and REMOTE_CODE.search(ask.text) else conf.get("absent", "")
                     out.append(Target(index, label(ask.registry, key), has, "key", others, conf.get("elsewhere", "elsewhere"),
-                                      key.rsplit(".", 1)[-1], "" if others else conf.get("absent", "")))
+                                      key.rsplit(".", 1)[-1], "" if others else absent))
             if out and ask.shape == "registry":
                 break
         return _preferred(out) if ask.shape == "flag" else out
@@ -177,7 +178,7 @@ def describe(t: Target, release: str | None, remote: bool) -> dict[str, Any]:
         out["verdict"] = "absent"
         text.append(say("none", pip=pip, first=first, last=last, what=t.what))
         if t.absent:
-            text.append(say(t.absent))
+            text.append(say(t.absent, name=t.name))
     else:
         a, b = spans[0][0], spans[-1][1]
         text.append(say("added", what=t.what, pip=pip, added=releases[a], before=releases[a - 1]) if a > 0

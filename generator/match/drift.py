@@ -56,14 +56,15 @@ SHAPES: list[dict] = [
      "regex": r"error: Found argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' which wasn't expected"},
 ]
 # How an answer names a registry's key (`{key}`; `{0}`, `{1}`: its dot-separated parts), whether a key no release has
-# means a model that needs its own code ("no_model"), and the phrase that lists the keys the newest release has in
+# means a model that needs its own code ("no_model"; "remote_absent" when the line itself names remote code), and the phrase that lists the keys the newest release has in
 # its place: keys with the same last part whose first part starts with `among` (auto classes: the AutoModel classes
 # that do load the configuration class; none for AutoTokenizer).
 REGISTRIES = {
     "model_types": {"label": "model type '{key}'", "absent": "no_model"},
     "architectures": {"label": "architecture {key}"},
     "flags": {"label": "the flag {key}"},
-    "auto_classes": {"label": "{1} → {0}", "absent": "no_model", "elsewhere": "auto_elsewhere", "among": "AutoModel"},
+    "auto_classes": {"label": "{1} → {0}", "absent": "no_model", "remote_absent": "remote_config", "elsewhere": "auto_elsewhere",
+                     "among": "AutoModel"},
 }
 
 # What an answer is made of besides the symbol index (generator/bundle/drift.py, and the paste page's copy of it,
@@ -110,6 +111,12 @@ PHRASES = {
                "或者换用与你的版本相符的模型修订版。"),
     "no_model": ("The model needs its own code (trust_remote_code=True) or a library that supports it.",
                  "这个模型需要它自己的代码（trust_remote_code=True），或者一个支持它的库。"),
+    "remote_config": ("{name} is the model's own code (transformers_modules), which transformers' tables never hold: load "
+                      "it with trust_remote_code=True through the auto class its config.json's auto_map names; if it loaded "
+                      "with an older transformers, pin the release its code was written for.",
+                      "{name} 是模型自己的代码（transformers_modules），transformers 的映射表里从来没有它：请用 "
+                      "trust_remote_code=True、通过其 config.json 的 auto_map 指定的自动类来加载；如果它在较旧的 "
+                      "transformers 下能加载，请固定到其代码所针对的版本。"),
     "candidates": ("{n} definitions fit; each is listed.", "有 {n} 个定义符合，逐一列出。"),
     "elsewhere": ("In {pip} {last}, {name} is importable from {modules}.", "在 {pip} {last} 中，可以从 {modules} 导入 {name}。"),
     "auto_elsewhere": ("In {pip} {last}, {name} is loaded by {modules}: use one of them.",

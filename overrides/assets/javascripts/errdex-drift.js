@@ -88,7 +88,7 @@ function driftAsks(text, meta) { // a shape's `requires` must match somewhere in
       var g = {};
       Object.keys(m.groups || {}).forEach(function (name) { if (m.groups[name]) g[name] = m.groups[name]; });
       out.push({ shape: s.shape, line: i + 1, module: g.module || "", name: g.name || g.attr || g.kwarg || "", cls: g.cls || "",
-        func: g.func || "", registry: s.registry || "", keys: driftKeys(g), project: s.project || "" });
+        func: g.func || "", registry: s.registry || "", keys: driftKeys(g), project: s.project || "", text: m[0] });
       break;
     }
   }
@@ -374,8 +374,9 @@ async function driftTargets(meta, ask, hints) {
         var key = ask.keys[k], got = await ix.registry(ask.registry, key);
         if (got === null) continue;
         var others = conf.elsewhere ? await instead(meta, ix, ask.registry, key, got) : [];
+        var absent = conf.remote_absent && execute(meta.remoteP, ask.text, 0) !== null ? conf.remote_absent : (conf.absent || "");
         out.push(target(ix, registryLabel(meta, ask.registry, key), got, "key", others,
-          { phrase: conf.elsewhere || "elsewhere", name: key.split(".").pop(), absent: others.length ? "" : (conf.absent || "") }));
+          { phrase: conf.elsewhere || "elsewhere", name: key.split(".").pop(), absent: others.length ? "" : absent }));
       }
       if (out.length && ask.shape === "registry") break;
     }
@@ -428,7 +429,7 @@ function describe(meta, t, release, remote) {
   if (!spans.length) {
     out.verdict = "absent";
     text.push(say(meta, "none", { pip: pip, first: first, last: last, what: t.what }));
-    if (t.absent) text.push(say(meta, t.absent, {}));
+    if (t.absent) text.push(say(meta, t.absent, { name: t.name }));
   } else {
     var a = spans[0][0], b = spans[spans.length - 1][1], spec;
     text.push(a > 0 ? say(meta, "added", { what: t.what, pip: pip, added: releases[a], before: releases[a - 1] })
