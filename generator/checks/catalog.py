@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .. import forked
@@ -111,12 +113,12 @@ def schema_lines(path: Path, schema: str) -> Iterator[tuple[int, str, dict | Non
         yield n, line, data, schema_findings(schema, str(path), data, lambda pointer: (n, 1), plain=plain_json(line))
 
 
-def _check_lines(path: Path, releases: list[str] | None) -> Iterator[Finding]:
+def _check_lines(path: Path, releases: list[str] | None, split: bool = True) -> Iterator[Finding]:
     """Every line's findings, in line order. The patterns' checks (most of the time: each pattern is analysed for
-    portability and speed) run after the other checks of the file, in two processes for a big file."""
+    portability and speed) run after the other checks of the file, in two processes for a big file when `split`."""
     steps = list(_line_checks(path, releases))  # a finding, or a pattern to check there
     jobs = [step for step in steps if isinstance(step, tuple)]
-    found = iter(_pattern_findings(path, jobs))
+    found = iter(_pattern_findings(path, jobs) if split else _patterns_of(path, jobs))
     for step in steps:
         if isinstance(step, tuple):
             yield from next(found)
@@ -228,13 +230,30 @@ def check_catalog(folder: Path) -> list[Finding]:
         else:
             files.append(path)
     findings += _missing_parts(folder, [_slug(p) for p in files], releases, configured, where)
-    for path in files:
-        order = (releases or {}).get(_slug(path))
-        findings.extend(cached_findings("catalog-lines", path, json.dumps(order), lambda p=path, o=order: _check_lines(p, o)))
     from .catalogsymbols import check_symbols  # the symbol index beside the catalog (data/catalog/symbols)
 
-    findings += check_symbols(folder, releases, configured)
-    return findings
+    orders = {path: (releases or {}).get(_slug(path)) for path in files}
+    if not forked.available() or len(files) < 2:
+        for path in files:
+            findings += _file_findings(path, orders[path], True)
+        return findings + check_symbols(folder, releases, configured)
+    # one process a core, each taking the next file when done with one, the biggest first (the symbol index's check
+    # after the two biggest); each file's findings are then read in the files' order
+    biggest = sorted(files, key=lambda p: (-p.stat().st_size, p.name))
+    workers = min(os.cpu_count() or 1, 8)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        done = {path: pool.submit(_file_findings, path, orders[path], False) for path in biggest[:2]}
+        symbols = pool.submit(check_symbols, folder, releases, configured)
+        done.update({path: pool.submit(_file_findings, path, orders[path], False) for path in biggest[2:]})
+        for path in files:
+            findings += done[path].result()
+        return findings + symbols.result()
+
+
+def _file_findings(path: Path, order: list[str] | None, split: bool) -> list[Finding]:
+    """One project file's findings, from the cache when the same code checked the same bytes; `split`: a big file's
+    patterns are analysed in two processes."""
+    return cached_findings("catalog-lines", path, json.dumps(order), lambda: _check_lines(path, order, split))
 
 
 def _missing_parts(folder: Path, slugs: list[str], releases: dict[str, list[str]] | None, configured: set[str] | None,

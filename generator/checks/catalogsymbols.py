@@ -42,6 +42,7 @@ def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Findi
     slug = path.name[: -len(".jsonl")]
     count = None
     previous: tuple | None = None
+    seen: dict[str, bool] = {}  # each ranges string's verdict
     for n, line, data, refused in schema_lines(path, SCHEMA):
         where = (n, 1)
         if data is None:
@@ -72,25 +73,40 @@ def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Findi
             yield make("CAT011", str(path), "", f"line {n}: modules must come in order, then registries in order, each once", where)
         previous = key
         if count is not None:
-            bad = _beyond(data, count)
+            bad = _beyond(data, count, seen)
             if bad:
                 yield make("CAT012", str(path), bad, f"line {n}: {bad}: a range runs past the header's {count} releases, or backwards", where)
 
 
-def _beyond(node, count: int, pointer: str = "") -> str | None:
+def _beyond(node, count: int, seen: dict[str, bool]) -> str | None:
     """The JSON pointer of the first ranges string that names a release index >= count or runs backwards."""
+    path = _bad_path(node, count, seen)
+    return None if path is None else "/" + "/".join(pointer_escape(k) for k in reversed(path))
+
+
+def _bad_path(node, count: int, seen: dict[str, bool]) -> list[str] | None:
+    """The keys down to the first bad ranges string, innermost first ([] for `node` itself); None when all are good.
+    `seen` remembers each string's verdict (an index repeats a few strings, "" and "0-135", thousands of times)."""
     if isinstance(node, str):
-        for run in filter(None, node.split(",")):
-            first, _, last = run.partition("-")
-            a, b = int(first), int(last or first)
-            if b < a or b >= count:
-                return pointer or "/"
-        return None
+        good = seen.get(node)
+        if good is None:
+            good = seen[node] = _good_ranges(node, count)
+        return None if good else []
     if isinstance(node, dict):
         for k, v in node.items():
             if k in ("module", "registry"):
                 continue
-            found = _beyond(v, count, f"{pointer}/{pointer_escape(k)}")
-            if found:
+            found = _bad_path(v, count, seen)
+            if found is not None:
+                found.append(k)
                 return found
     return None
+
+
+def _good_ranges(text: str, count: int) -> bool:
+    for run in filter(None, text.split(",")):
+        first, _, last = run.partition("-")
+        a, b = int(first), int(last or first)
+        if b < a or b >= count:
+            return False
+    return True

@@ -92,9 +92,18 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
     if not literals or min(len(s) for s in literals) < MIN_LITERAL:
         shown = " or ".join(repr(s) for s in literals) or "none"
         return f"every match need only contain {shown}: the pattern has no fixed text of {MIN_LITERAL} or more characters"
-    # One search over the whole corpus finds any line the pattern matches (patterns without ^ or $ match the
-    # same within a line as within the text); only a hit, or an anchored pattern, needs the lines one by one.
-    if "^" in pattern or "$" in pattern or compiled.search(ORDINARY_TEXT) is not None:
+    if "(?i" not in pattern:  # the prefilter: a line that holds none of the literals cannot match (no case folding)
+        for line in ORDINARY_LINES:
+            if any(s in line for s in literals) and compiled.search(line) is not None:
+                return f"the pattern matches ordinary text that holds no error: {line!r}"
+        return None
+    # One search over the whole corpus finds any line the pattern matches (a pattern without ^ or $ matches the same
+    # within a line as within the text; one with them, in multi-line mode, where ^ and $ also hold at each line's
+    # start and end); only a hit (which may run across lines), or \A and \z, need the lines one by one.
+    whole = compiled if "^" not in pattern and "$" not in pattern else None
+    if whole is None and "\\A" not in pattern and "\\z" not in pattern:
+        whole = compile_pattern("(?m)" + pattern)
+    if whole is None or whole.search(ORDINARY_TEXT) is not None:
         for line in ORDINARY_LINES:
             if compiled.search(line) is not None:
                 return f"the pattern matches ordinary text that holds no error: {line!r}"

@@ -231,7 +231,8 @@ class _Parser:
             return None
         text = self.p[self.i:j]
         self.i = j
-        return _Node("".join(_js_char(c) for c in text), exact={text}, literal_chars=len(text), ast=Lit(text))
+        js = text if _PLAIN_JS.fullmatch(text) else "".join(_js_char(c) for c in text)
+        return _Node(js, exact={text}, literal_chars=len(text), ast=Lit(text))
 
     def quantified(self, atom: _Node, atom_start: int) -> _Node:
         start = self.i

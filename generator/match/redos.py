@@ -70,7 +70,7 @@ class _Static:
 
     def props(self, node) -> _Props:
         if isinstance(node, Lit):
-            chars = self.cs(CharSet.of(*node.text)) if node.text else NONE
+            chars = self.cs(CharSet.of_text(node.text)) if node.text else NONE
             return _Props(chars, self.cs(CharSet.of(node.text[0])) if node.text else NONE, not node.text)
         if isinstance(node, Chars):
             chars = self.cs(node.chars)

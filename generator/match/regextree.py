@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 
 MAX_CHAR = 0x10FFFF
@@ -22,8 +23,20 @@ class CharSet:
     ranges: tuple[tuple[int, int], ...] = ()
 
     @staticmethod
+    @lru_cache(maxsize=8192)  # a set is immutable: the same characters give one shared set
     def of(*items: str | tuple[str, str]) -> CharSet:
         return CharSet.build((ord(x), ord(x)) if isinstance(x, str) else (ord(x[0]), ord(x[1])) for x in items)
+
+    @staticmethod
+    def of_text(text: str) -> CharSet:
+        """The characters of a text (a literal run: its distinct code points, merged into ranges)."""
+        out: list[list[int]] = []
+        for code in sorted(set(map(ord, text))):
+            if out and code == out[-1][1] + 1:
+                out[-1][1] = code
+            else:
+                out.append([code, code])
+        return CharSet(tuple((a, b) for a, b in out))
 
     @staticmethod
     def build(ranges) -> CharSet:
@@ -41,6 +54,10 @@ class CharSet:
         return bool(self.ranges)
 
     def __or__(self, other: CharSet) -> CharSet:
+        if not other.ranges or other.ranges == self.ranges:
+            return self
+        if not self.ranges:
+            return other
         return CharSet.build(self.ranges + other.ranges)
 
     def __and__(self, other: CharSet) -> CharSet:
