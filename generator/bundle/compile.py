@@ -20,6 +20,8 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     from .apidata import FILES, MANIFEST
     from .knowledge import catalog_pattern
 
+    from .. import forked
+
     sections: dict[str, bytes] = {}
     api = api_files(records)
     for name in (MANIFEST, *FILES):
@@ -28,10 +30,17 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     n_records = len(patterns)
     projects: dict[str, Any] = {}
     sites: dict[int, dict[str, list[list[Any]]]] = {}
+    patterns += [catalog_pattern(slug, entry.data) for slug, project in sorted(catalog.projects.items()) for entry in project.entries]
+    tables = compile_tables(patterns)
+    database = None  # Hyperscan compiles its database (seconds, one core) in a second process while this one writes the rest
+    if hyperscan_available() and tables.keys:
+        import hyperscan
+
+        work = lambda: hyperscan.dumpb(hyperscan_database(tables.keys))  # noqa: E731
+        database = forked.start(work) if forked.available() else work
     for slug, project in sorted(catalog.projects.items()):
         lines, ids = [], []
         for entry in project.entries:  # by id (the reader sorts them)
-            patterns.append(catalog_pattern(slug, entry.data))
             lines.append(_compact(entry.data))
             ids.append(entry.id)
             for s in entry.sites:
@@ -50,17 +59,14 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     sections["sites/starts"] = _compact(starts)
     sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count,
                                     "links": catalog.links})
-    tables = compile_tables(patterns)
     for name, value in tables.as_json().items():  # a field a section: a reader loads what it uses
         sections[f"match/{name}"] = _compact(value)
     rows = [_compact([getattr(p, name) if name != "literals" or p.literals is None else list(p.literals) for name in _ROW])
             for p in patterns]
     sections["match/rows"], blocks = _blocked(rows)
     sections["match/blocks"] = _compact(blocks)
-    if hyperscan_available() and tables.keys:
-        import hyperscan
-
-        sections["match/hyperscan"] = hyperscan.dumpb(hyperscan_database(tables.keys))
+    if database is not None:
+        sections["match/hyperscan"] = database()
     summary = {"records": n_records, "patterns": len(patterns), "catalog_entries": len(patterns) - n_records,
                "site_url": site_url}
     return sections, summary
