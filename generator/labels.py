@@ -6,8 +6,12 @@ the API export and `errdex match` can name a record the way its page does withou
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import chars
-from .records.model import Record
+
+if TYPE_CHECKING:  # a type only: `errdex match` reads labels without loading the record model (pydantic)
+    from .records.model import Record
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {

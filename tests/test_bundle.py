@@ -100,6 +100,26 @@ def test_a_change_to_a_record_or_the_catalog_makes_a_new_bundle(data, tmp_path):
     assert len(list((cache / "bundles").glob("*.bundle"))) == bundle.KEEP  # the oldest is let go
 
 
+def test_a_file_rewritten_to_the_same_size_and_times_is_seen(data, tmp_path):
+    """The data hash is read back by the files' stat; a rewrite that keeps the size and sets the modification time
+    back still changes the change time, so the data is hashed again and a new bundle made."""
+    import os
+
+    cache = tmp_path / "cache"
+    _open(data, cache)
+    record = next(data.rglob("*.yaml"))
+    before = record.stat()
+    text = record.read_text(encoding="utf-8")
+    record.write_text(text.replace("a", "e", 1), encoding="utf-8")  # one letter of a comment or a text: same size
+    os.utime(record, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert record.stat().st_size == before.st_size and record.stat().st_mtime_ns == before.st_mtime_ns
+    _open(data, cache)
+    made = {bundle.Bundle(p).data_hash for p in (cache / "bundles").glob("*.bundle")}
+    now = bundle.data_hash(data, data.parent / "catalog", checkout.mkdocs_settings(data))
+    assert len(made) == 2 and now in made  # the bundle of the data as it is now
+    assert len(list((cache / "bundles" / "stat").iterdir())) == 2  # a data hash remembered for each state of the files
+
+
 def test_a_foreign_bundle_under_this_datas_name_is_not_read(data, tmp_path):
     cache = tmp_path / "cache"
     _open(data, cache)

@@ -71,6 +71,21 @@ def data_hash(records: Path, catalog: Path, settings: dict[str, str]) -> str:
     return h.hexdigest()
 
 
+def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> str:
+    """A key for the data as the file system describes it: each file's name, size, modification and change times
+    (ns) and inode, with this code's version and the settings. The same key means the same files, unrewritten since
+    data_hash last read them (a write changes the change time, which no tool sets back), so the data hash found
+    then can be used again without reading them."""
+    from ..cachedir import code_version
+
+    h = hashlib.sha256(f"errdex bundle stat {FORMAT}\n{code_version()}\n".encode())
+    h.update(_compact(settings) + b"\n")
+    for name, path in data_files(records, catalog):
+        st = path.stat()
+        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
 def _shard(key: str) -> int:
     """The site shard of `"<file name>:<line>"` (a catalog path may hold any code point, lone surrogates too)."""
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) % SITE_SHARDS

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..cachedir import write_atomic
-from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash
+from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, stat_key
 from .compile import make
 
 
@@ -149,7 +149,7 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
     from ..cachedir import default_cache
 
     folder = (cache or default_cache()) / "bundles"
-    digest = data_hash(records_dir, catalog_dir, settings)
+    digest = _known_hash(folder, records_dir, catalog_dir, settings)
     path = folder / f"{digest}.bundle"
     if path.is_file():
         try:
@@ -165,6 +165,27 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
     for old in sorted(folder.glob("*.bundle"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
         old.unlink(missing_ok=True)
     return Bundle(path)
+
+
+HEX64 = frozenset("0123456789abcdef")
+STAT_KEPT = 16  # data hashes remembered by the files' stat (a few checkouts' worth)
+
+
+def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: dict[str, str]) -> str:
+    """The data hash, read back when the files' stat is the same as when it was last computed (reading ~140 MB of
+    data to hash it is most of a warm answer's time); computed, and remembered, otherwise."""
+    memo = folder / "stat" / stat_key(records_dir, catalog_dir, settings)
+    try:
+        known = memo.read_text(encoding="ascii")
+        if len(known) == 64 and set(known) <= HEX64:
+            return known
+    except (OSError, UnicodeDecodeError):
+        pass
+    digest = data_hash(records_dir, catalog_dir, settings)
+    write_atomic(memo, digest.encode("ascii"))
+    for old in sorted(memo.parent.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)[STAT_KEPT:]:
+        old.unlink(missing_ok=True)
+    return digest
 
 
 def open_knowledge(data: Path | None, log: IO[str], *, catalog: bool = True, engine: str = "auto",
