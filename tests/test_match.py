@@ -149,6 +149,26 @@ def test_case_insensitive_patterns_and_their_literals():
     assert [(h.line, h.groups) for h in hits] == [(1, ("20",))]
 
 
+def test_a_repeated_line_without_a_hit_is_read_once_and_answers_do_not_change(monkeypatch):
+    patterns = [
+        Pattern("demo/alloc", r"Failed to allocate (\d+) blocks", "Failed to allocate {} blocks", "t", "/u/"),
+        Pattern("cat/casting", r"Casting ([^ \n]+?) to (.+?)\.", "Casting {} to {}.", "c", "/c/"),  # a catalog entry: evidence decides
+    ]
+    log = ("WARNING config.py:1] Casting torch.float32 to torch.bfloat16.\n"  # too little of the line: no answer
+           "ValueError: Failed to allocate 12 blocks\n") * 50 + "Casting a to b.\n"
+    m = Matcher(patterns, evidence_from=1)
+    looked = []
+    original = m._line_hits
+    monkeypatch.setattr(m, "_line_hits", lambda line, *rest: (looked.append(line), original(line, *rest))[1])
+    hits = list(m.scan(io.BytesIO(log.encode())))
+    assert looked.count(b"WARNING config.py:1] Casting torch.float32 to torch.bfloat16.") == 1
+    assert looked.count(b"ValueError: Failed to allocate 12 blocks") == 50  # a line with a hit is read each time
+    alone = [h for i, line in enumerate(log.splitlines(), 1)  # each line on its own, by a matcher that remembers nothing
+             for h in Matcher(patterns, evidence_from=1).scan(io.BytesIO(line.encode()), first_line=i)]
+    assert [(h.pattern, h.line, h.groups) for h in hits] == [(h.pattern, h.line, h.groups) for h in alone]
+    assert [h.pattern for h in hits].count(0) == 50 and [h.line for h in hits if h.pattern == 1] == [101]  # "Casting a to b." answers
+
+
 def test_fill_message():
     assert fill_message("a {} b {} c", ["1", None]) == "a 1 b {} c"
     assert fill_message("no placeholder", ["x"]) == "no placeholder"

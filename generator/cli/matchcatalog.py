@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from ..catalog.query import traceback_fit
 from ..labels import catalog_label
+from ..match.drift import mentioned
 from ..match.output import hit_lines
 from ..terminal import json_text, shown
 
@@ -218,7 +219,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
     fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
     fit_sites(k, items, fits)
-    drift = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog else []
+    drift = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog and mentioned(raw) else []
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
                 "traceback": fits, "drift": drift, "results": items[:top]}

@@ -34,6 +34,9 @@ OVERLAP = 4096  # bytes two windows of an overlong line share
 BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
 EXCERPT = 160  # characters of context kept on each side of a match in a long line
 MAX_VALUE = 500  # characters of a captured value kept
+REQUOTE_FIND = re2.compile(b"|".join(re2.escape(q) for q in REQUOTE_BYTES))  # one pass finds whether a block needs _requoted
+QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
+QUIET_LINE_BYTES = 2048  # longer lines are not remembered
 PARALLEL_FROM = 16 << 20  # bytes of input from which two processes scan it (below, forking costs more than it saves)
 
 _OPTIONS = re2.Options()
@@ -87,6 +90,7 @@ class Matcher:
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
         self.evidence_from = evidence_from
         self._seen: dict[int, bool] | None = None  # set by scan
+        self._quiet: set[tuple[bytes, frozenset[int]]] = set()  # lines (with their literals) that gave no hit
         t = tables if tables is not None else compile_tables(patterns, self.rules["partial_min_chars"])
         # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
         # `keys` only when there is no Hyperscan database to load); the rest is read for the patterns hit.
@@ -201,7 +205,7 @@ class Matcher:
     def _requoted(self, block: bytes, line_no: int, col: int) -> Iterator[Hit]:
         """The hits of `block`'s lines that hold a REQUOTE sequence, read with the replacements (generator.match.rules);
         the other lines are left empty, so that the line numbers stay. Marked `requoted`."""
-        if not any(q in block for q in REQUOTE_BYTES):
+        if REQUOTE_FIND.search(block) is None:
             return
         lines = block.split(b"\n")
         variant = b"\n".join(requote(line.decode("utf-8", "replace")).encode("utf-8") if any(q in line for q in REQUOTE_BYTES)
@@ -255,6 +259,22 @@ class Matcher:
         return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
 
     def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
+        """The hits of one line. A whole line that gave none is remembered (a log repeats its ordinary lines, and a
+        line with no hit has none whatever came before it: only a hit depends on the scan's state): its next
+        time costs a look-up."""
+        key = (line, frozenset(literals)) if col == 0 and limit is None and len(line) <= QUIET_LINE_BYTES else None
+        if key is not None and key in self._quiet:
+            return
+        found = False
+        for hit in self._line_hits(line, literals, line_no, col, limit):
+            found = True
+            yield hit
+        if key is not None and not found:
+            if len(self._quiet) >= QUIET_LINES:
+                self._quiet.clear()
+            self._quiet.add(key)
+
+    def _line_hits(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
         candidates: Iterable[int]
         if len(literals) == 1 and not self.always:  # the usual case: one literal's patterns, already in order
             candidates = self.literal_patterns[next(iter(literals))]
@@ -267,6 +287,7 @@ class Matcher:
         # into RE2), and the line is decoded only for a hit that needs its text and values.
         ascii_line, decoded = line.isascii(), None
         seen = self._seen
+        verdicts: dict[tuple, bool] = {}  # entries of one template (a message two projects raise) are judged once a span
 
         def partial(pi: int) -> list[Hit]:  # a pattern the line does not match whole: its partial hit, at the line's real end
             nonlocal decoded
@@ -290,7 +311,7 @@ class Matcher:
                 if span[0] < 0 or (limit is not None and span[0] >= limit):
                     yield from partial(pi)
                     continue
-                if not self._evident(pi, line, span, specificity=None):
+                if not self._evident(pi, line, span, specificity=None, verdicts=verdicts):
                     continue
                 if seen is not None and pi in seen:
                     on_line = name_bytes is not None and name_bytes in line
@@ -315,16 +336,24 @@ class Matcher:
                 seen[pi] = seen.get(pi, False) or on_line
             yield Hit(pi, line_no, col + s + 1, text[lo:hi], (s - lo, min(e, hi) - lo), groups, on_line)
 
-    def _evident(self, pi: int, line: bytes | str, span: tuple[int, int], specificity: int | None) -> bool:
+    def _evident(self, pi: int, line: bytes | str, span: tuple[int, int], specificity: int | None,
+                 verdicts: dict[tuple, bool] | None = None) -> bool:
         """Whether a catalog entry's hit is borne out by its line (generator.match.rules.evidence); a record's
         always is. `line` is the line's text, or its bytes when ASCII (the same characters); `specificity` the
-        fixed characters a partial hit holds (None: the pattern's)."""
+        fixed characters a partial hit holds (None: the pattern's); `verdicts`: those given on this line so far,
+        by what evidence reads (the same template, exception and span give the same verdict)."""
         if self.evidence_from is None or pi < self.evidence_from:
             return True
-        text = line.decode("ascii") if isinstance(line, bytes) else line
         p = self.patterns[pi]
         fixed = self.specificity[pi] if specificity is None else specificity
-        return evidence(text, span, p.message, p.exception_class, fixed, self.rules) is None
+        key = (p.message, p.exception_class, fixed, span[0], span[1])
+        if verdicts is not None and key in verdicts:
+            return verdicts[key]
+        text = line.decode("ascii") if isinstance(line, bytes) else line
+        verdict = evidence(text, span, p.message, p.exception_class, fixed, self.rules) is None
+        if verdicts is not None:
+            verdicts[key] = verdict
+        return verdict
 
     @staticmethod
     def _decode(line: bytes, limit: int | None) -> tuple[str, int | None]:

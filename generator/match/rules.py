@@ -166,11 +166,17 @@ def generic(template: str) -> bool:
     return not fixed or any(f" {fixed} " in f" {g} " for g in GENERIC_MESSAGES)
 
 
+@functools.lru_cache(maxsize=65536)
+def _runs(template: str) -> tuple[str, ...]:
+    """A template's fixed runs between `{}` holes (once per template: a log repeats an entry's message)."""
+    return tuple(run for run in template.split("{}") if run)
+
+
 def template_held(text: str, start: int, template: str) -> int:
     """How much of a template's fixed text `text` holds from `start` on, in order: from the run between `{}` holes
     that `text` has at `start`, each next run after the one before; the characters of the runs found before the
     first one missing (0 when no run is at `start`)."""
-    runs = [run for run in template.split("{}") if run]
+    runs = _runs(template)
     first = next((k for k, run in enumerate(runs) if text.startswith(run, start)), None)
     if first is None:
         return 0
