@@ -81,3 +81,48 @@ def without_shadowed_partials(hits: list[Hit]) -> list[Hit]:
         a, b = h.column, h.column + max(h.span[1] - h.span[0], 1)
         return any(a < y and x < b for x, y in spans.get(h.line, ()))
     return [h for h in hits if not (h.partial and shadowed(h))]
+
+
+def rank(hits: Iterable[Hit], patterns: Any, specificity: list[int], anchored: list[bool], rules: dict[str, int]) -> list[Result]:
+    """One result per pattern hit, best first: score (specificity, exception class on the line, anchoring,
+    repetition, retirement, weighed by `rules`), then the earliest line, then the id. `patterns`, `specificity` and
+    `anchored` are the matcher's, by pattern index."""
+    hits = without_shadowed_partials(without_requoted_repeats(list(hits)))
+    results: dict[int, Result] = {}
+    for hit in hits:
+        r = results.get(hit.pattern)
+        if r is None:
+            results[hit.pattern] = Result(patterns[hit.pattern], hit, 1, [hit.line])
+        else:
+            r.occurrences += 1
+            if len(r.lines) < rules["lines_kept"]:
+                r.lines.append(hit.line)
+            if hit.exception_on_line and not r.first.exception_on_line:
+                r.first = hit  # a hit with its exception class named is the better one to show
+    for pi, r in results.items():
+        spec = r.first.partial or specificity[pi]
+        r.score = spec
+        r.why = [["partial", spec] if r.first.partial else ["specificity", spec]]
+        if r.first.requoted:
+            r.why.append(["requoted"])
+        if r.first.exception_on_line:
+            r.score += rules["exception_bonus"]
+            r.why.append(["exception", r.pattern.exception_class, rules["exception_bonus"]])
+        if anchored[pi] and not r.first.partial:
+            r.score += rules["anchored_bonus"]
+            r.why.append(["anchored", rules["anchored_bonus"]])
+        if r.occurrences > 1:
+            bonus = min(r.occurrences - 1, rules["repeat_bonus_cap"])
+            r.score += bonus
+            r.why.append(["repeated", r.occurrences, bonus])
+        if r.pattern.superseded_by:
+            r.score -= rules["retired_penalty"]
+            r.why.append(["retired", r.pattern.superseded_by, rules["retired_penalty"]])
+    ranked = sorted(results.values(), key=lambda r: (r.first.partial > 0, -r.score, r.first.line, r.pattern.id))
+    by_line: dict[int, int] = {}
+    for n, r in enumerate(ranked, 1):
+        if r.first.line in by_line:
+            r.why.append(["same_line", by_line[r.first.line]])
+        else:
+            by_line[r.first.line] = n
+    return ranked

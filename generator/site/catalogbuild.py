@@ -5,17 +5,29 @@ the loaded catalog (generator/site/catalogpages.py, generator/api/catalogmatch.p
 Made in the build process, they would run after each other while the machine's other core idles once mkdocs is
 done; made in two forked workers (which share the loaded catalog with the build process), they run beside
 mkdocs and beside each other. The results are the same bytes either way.
+
+The browser's match data and drift data depend on the catalog's files alone (not on the records or the site's
+address): they are kept in the cache (`site/<kind>-<hash>.bundle`, in the knowledge bundle's format, each file a
+section with its sha256), under the hash of this code and of every file they are made from, and read back by the next
+build of the same catalog: a contributor who changes records rebuilds without remaking them. A kept file whose hash
+is not the data's, or that does not read back, is made again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
+import os
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from ..bundle import Bundle, BundleError, encode
+from ..cachedir import code_version, default_cache, write_atomic
 from .catalogpages import CatalogSite
 
 WORKERS = 2
+KEEP = 2  # kept outputs of each kind (two catalogs: switching between two branches remakes nothing)
 _VIEW: CatalogSite | None = None  # what the forked workers read: set before the pool starts
 
 
@@ -27,12 +39,43 @@ def _job(kind: str, arg: object) -> object:
     if kind == "match":
         from ..api.catalogmatch import catalog_match_files
 
-        return catalog_match_files(Path(str(arg)), view.catalog)
+        folder = Path(str(arg))
+        return kept("match", sorted(p for p in folder.iterdir() if p.is_file()), lambda: catalog_match_files(folder, view.catalog))
     if kind == "drift":
         from ..api.driftfiles import drift_files
 
-        return drift_files(Path(str(arg)) / "symbols")
+        folder = Path(str(arg)) / "symbols"
+        return kept("drift", sorted(folder.glob("*.jsonl")), lambda: drift_files(folder))
     return view.html_pages_in(tuple(arg))  # every language at once: what the languages share is made once
+
+
+def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+    """`make()`'s files, read from the cache when the same code made them from the same `inputs` (each file's name
+    and bytes); made, and kept, otherwise. ERRDEX_NO_CACHE=1 always makes them."""
+    if os.environ.get("ERRDEX_NO_CACHE") == "1":
+        return make()
+    h = hashlib.sha256(f"errdex site {kind}\n{code_version()}\n".encode())
+    for path in inputs:
+        content = path.read_bytes()
+        h.update(f"{path.name}\n{len(content)}\n".encode("utf-8", "surrogateescape"))
+        h.update(content)
+    digest = h.hexdigest()
+    path = default_cache() / "site" / f"{kind}-{digest}.bundle"
+    if path.is_file():
+        try:
+            found = Bundle(path)
+            if found.data_hash == digest:
+                return {name: found.section(name) for name in sorted(found.header["sections"])}
+        except (BundleError, OSError):
+            pass  # made again below
+    files = make()
+    try:
+        write_atomic(path, encode(files, {"kind": kind, "files": len(files)}, digest))
+        for old in sorted(path.parent.glob(f"{kind}-*.bundle"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # a cache that cannot be written costs time, never an answer
+    return files
 
 
 class CatalogJobs:
