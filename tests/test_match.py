@@ -169,6 +169,22 @@ def test_a_repeated_line_without_a_hit_is_read_once_and_answers_do_not_change(mo
     assert [h.pattern for h in hits].count(0) == 50 and [h.line for h in hits if h.pattern == 1] == [101]  # "Casting a to b." answers
 
 
+def test_a_whole_match_shadows_a_partial_one_on_its_line_when_it_repeats_too():
+    """A repeat of a pattern counts only (no text), yet still says where it matched: a partial hit it overlaps on a
+    later line is shadowed there as on the first line, so one pass and two halves give the same results."""
+    patterns = [
+        Pattern("demo/whole", r"embedding_dim \(([0-9]+)\) must be divisible by world_size \(([0-9]+)\)",
+                "embedding_dim ({}) must be divisible by world_size ({})", "w", "/w/"),
+        Pattern("demo/longer", r"embedding_dim \(([0-9]+)\) must be divisible by world_size \(([0-9]+)\) for the tensor-parallel layer",
+                "embedding_dim ({}) must be divisible by world_size ({}) for the tensor-parallel layer", "l", "/l/"),
+    ]
+    line = "ValueError: embedding_dim (1816) must be divisible by world_size (1816)\n"  # the longer message, cut off
+    m = Matcher(patterns)
+    assert any(h.partial for h in m.scan_text(line))  # the longer one is found partly on the line
+    found = m.find(io.BytesIO((line + "noise\n" + line).encode()), parallel_from=1 << 40)
+    assert [r.pattern.id for r in found] == ["demo/whole"] and found[0].occurrences == 2
+
+
 def test_fill_message():
     assert fill_message("a {} b {} c", ["1", None]) == "a 1 b {} c"
     assert fill_message("no placeholder", ["x"]) == "no placeholder"

@@ -316,7 +316,7 @@ class Matcher:
                 if seen is not None and pi in seen:
                     on_line = name_bytes is not None and name_bytes in line
                     if seen[pi] or not on_line:  # a repeat rank only counts: no text or values
-                        yield Hit(pi, line_no, 0, "", (0, 0), (), on_line)
+                        yield Hit(pi, line_no, col + span[0] + 1, "", (0, span[1] - span[0]), (), on_line)  # where, for shadowing
                         continue
             decoded = decoded or self._decode(line, limit)
             text, limit_chars = decoded
