@@ -37,6 +37,7 @@ MAX_VALUE = 500  # characters of a captured value kept
 REQUOTE_FIND = re2.compile(b"|".join(re2.escape(q) for q in REQUOTE_BYTES))  # one pass finds whether a block needs _requoted
 QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
+WARM_TABLES = ("specificity", "anchored", "exception_names", "full_literals", "partials")  # what any scan with hits reads
 PARALLEL_FROM = 16 << 20  # bytes of input from which two processes scan it (below, forking costs more than it saves)
 
 _OPTIONS = re2.Options()
@@ -159,6 +160,8 @@ class Matcher:
                     for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
             return hits, self.lines_read, self.bytes_read
 
+        for name in WARM_TABLES:  # read now, once: the forked half inherits them instead of reading them again
+            getattr(self.tables, name)
         rest = forked.start(second)
         hits = list(self.scan(io.BytesIO(data[:cut]), repeats=True))
         lines, size = self.lines_read, self.bytes_read
