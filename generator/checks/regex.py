@@ -93,18 +93,14 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
         shown = " or ".join(repr(s) for s in literals) or "none"
         return f"every match need only contain {shown}: the pattern has no fixed text of {MIN_LITERAL} or more characters"
     if "(?i" not in pattern:  # the prefilter: a line that holds none of the literals cannot match (no case folding)
-        for line in ORDINARY_LINES:
-            if any(s in line for s in literals) and compiled.search(line) is not None:
-                return f"the pattern matches ordinary text that holds no error: {line!r}"
-        return None
-    # One search over the whole corpus finds any line the pattern matches (a pattern without ^ or $ matches the same
-    # within a line as within the text; one with them, in multi-line mode, where ^ and $ also hold at each line's
-    # start and end); only a hit (which may run across lines), or \A and \z, need the lines one by one.
-    whole = compiled if "^" not in pattern and "$" not in pattern else None
-    if whole is None and "\\A" not in pattern and "\\z" not in pattern:
-        whole = compile_pattern("(?m)" + pattern)
-    if whole is None or whole.search(ORDINARY_TEXT) is not None:
-        for line in ORDINARY_LINES:
-            if compiled.search(line) is not None:
-                return f"the pattern matches ordinary text that holds no error: {line!r}"
+        lines = [line for line in ORDINARY_LINES if any(s in line for s in literals)]
+    elif "^" in pattern or "$" in pattern or compiled.search(ORDINARY_TEXT) is not None:
+        # one search over the whole corpus finds any line an unanchored pattern matches: only a hit (or an anchored
+        # pattern) needs the lines one by one
+        lines = ORDINARY_LINES
+    else:
+        lines = []
+    for line in lines:
+        if compiled.search(line) is not None:
+            return f"the pattern matches ordinary text that holds no error: {line!r}"
     return None
