@@ -34,7 +34,7 @@ OVERLAP = 4096  # bytes two windows of an overlong line share
 BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
 EXCERPT = 160  # characters of context kept on each side of a match in a long line
 MAX_VALUE = 500  # characters of a captured value kept
-REQUOTE_FIND = re2.compile(b"|".join(re2.escape(q) for q in REQUOTE_BYTES))  # one pass finds whether a block needs _requoted
+REQUOTE_FIND = re2.compile(b"|".join(re2.escape(q) for q in REQUOTE_BYTES))  # whether a block, or a line of it, needs _requoted
 QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
 WARM_TABLES = ("specificity", "anchored", "exception_names", "full_literals", "partials")  # what any scan with hits reads
@@ -211,11 +211,11 @@ class Matcher:
         if REQUOTE_FIND.search(block) is None:
             return
         lines = block.split(b"\n")
-        variant = b"\n".join(requote(line.decode("utf-8", "replace")).encode("utf-8") if any(q in line for q in REQUOTE_BYTES)
+        variant = b"\n".join(requote(line.decode("utf-8", "replace")).encode("utf-8") if REQUOTE_FIND.search(line)
                               else b"" for line in lines)
         seen, self._seen = self._seen, None  # each requoted hit whole: a repeat would come before its first once sorted
         try:
-            for hit in self._block(variant, line_no, col if any(q in lines[0] for q in REQUOTE_BYTES) else 0):
+            for hit in self._block(variant, line_no, col if REQUOTE_FIND.search(lines[0]) else 0):
                 yield dataclasses.replace(hit, requoted=True)
         finally:
             self._seen = seen
