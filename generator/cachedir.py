@@ -33,6 +33,14 @@ def write_atomic(dest: Path, content: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def write_kept(dest: Path, content: bytes, siblings: Iterable[Path], keep: int) -> None:
+    """`content` at `dest` (write_atomic), then of `siblings` (the files of its kind, `dest` among them) only the
+    `keep` most recently written are kept: a cache folder holds a few versions of a thing, never all of them."""
+    write_atomic(dest, content)
+    for old in sorted(siblings, key=lambda p: p.stat().st_mtime, reverse=True)[keep:]:
+        old.unlink(missing_ok=True)
+
+
 def default_cache() -> Path:
     """The cache root shared by harvest, verify-sources and validate."""
     return Path(os.environ.get("ERRDEX_CACHE") or Path.home() / ".cache" / "errdex")

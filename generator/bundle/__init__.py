@@ -24,6 +24,7 @@ import hashlib
 import json
 import mmap
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,16 @@ def data_hash(records: Path, catalog: Path, settings: dict[str, str]) -> str:
 
     h = hashlib.sha256(f"errdex bundle {FORMAT}\n{code_version()}\n".encode())
     h.update(_compact(settings) + b"\n")
-    for name, path in data_files(records, catalog):
-        content = path.read_bytes()
-        h.update(f"{name}\n{len(content)}\n".encode("utf-8"))
-        h.update(content)
+    hash_files(h, data_files(records, catalog))
     return h.hexdigest()
+
+
+def hash_files(h: Any, files: Iterable[tuple[str, Path]]) -> None:
+    """Each file into the hash `h`, by the name given it: the name, its length in bytes, then the bytes."""
+    for name, path in files:
+        content = path.read_bytes()
+        h.update(f"{name}\n{len(content)}\n".encode("utf-8", "surrogateescape"))
+        h.update(content)
 
 
 def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..cachedir import write_atomic
+from ..cachedir import write_kept
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, stat_key
 from .compile import make
 
@@ -161,9 +161,7 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
     made = make(records_dir, catalog_dir, settings, log, digest)
     if isinstance(made, str):
         return made
-    write_atomic(path, made)
-    for old in sorted(folder.glob("*.bundle"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
-        old.unlink(missing_ok=True)
+    write_kept(path, made, folder.glob("*.bundle"), KEEP)
     return Bundle(path)
 
 
@@ -182,9 +180,7 @@ def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: di
     except (OSError, UnicodeDecodeError):
         pass
     digest = data_hash(records_dir, catalog_dir, settings)
-    write_atomic(memo, digest.encode("ascii"))
-    for old in sorted(memo.parent.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)[STAT_KEPT:]:
-        old.unlink(missing_ok=True)
+    write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
     return digest
 
 

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from ..bundle import Bundle, BundleError, encode
-from ..cachedir import code_version, default_cache, write_atomic
+from ..bundle import Bundle, BundleError, encode, hash_files
+from ..cachedir import code_version, default_cache, write_kept
 from .catalogpages import CatalogSite
 
 WORKERS = 2
@@ -55,10 +55,7 @@ def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) ->
     if os.environ.get("ERRDEX_NO_CACHE") == "1":
         return make()
     h = hashlib.sha256(f"errdex site {kind}\n{code_version()}\n".encode())
-    for path in inputs:
-        content = path.read_bytes()
-        h.update(f"{path.name}\n{len(content)}\n".encode("utf-8", "surrogateescape"))
-        h.update(content)
+    hash_files(h, ((path.name, path) for path in inputs))
     digest = h.hexdigest()
     path = default_cache() / "site" / f"{kind}-{digest}.bundle"
     if path.is_file():
@@ -70,9 +67,7 @@ def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) ->
             pass  # made again below
     files = make()
     try:
-        write_atomic(path, encode(files, {"kind": kind, "files": len(files)}, digest))
-        for old in sorted(path.parent.glob(f"{kind}-*.bundle"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
-            old.unlink(missing_ok=True)
+        write_kept(path, encode(files, {"kind": kind, "files": len(files)}, digest), path.parent.glob(f"{kind}-*.bundle"), KEEP)
     except OSError:
         pass  # a cache that cannot be written costs time, never an answer
     return files
