@@ -116,6 +116,7 @@ def parse_config(doc: Any) -> dict[str, Project]:
             if lang not in LANGUAGE_SUFFIXES:
                 raise ConfigError(f"projects.{slug}.languages: unknown language {lang!r}")
         calls = {name: CCall(**spec) for name, spec in (data.get("c_calls") or {}).items()}
+        symbols = data.get("symbols") or {}
         projects[slug] = Project(
             slug=slug,
             repo=_need(data, "repo", str, slug),
@@ -132,12 +133,12 @@ def parse_config(doc: Any) -> dict[str, Project]:
             c_calls=calls,
             pip_platforms=list(data.get("pip_platforms", defaults.get("pip_platforms", []))),
             pip_python=str(data.get("pip_python", defaults.get("pip_python", "3.12"))),
-            registries={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("registries") or {}).items()},
-            flag_classes=list((data.get("symbols") or {}).get("flag_classes") or []),
-            clap_structs=[dict(w) for w in (data.get("symbols") or {}).get("clap_structs") or []],
-            auto_classes=dict((data.get("symbols") or {}).get("auto_classes") or {}),
-            compared={k: [dict(w) for w in v] for k, v in ((data.get("symbols") or {}).get("compared") or {}).items()},
-            symbol_skip=list((data.get("symbols") or {}).get("skip") or []),
+            registries={k: [dict(w) for w in v] for k, v in (symbols.get("registries") or {}).items()},
+            flag_classes=list(symbols.get("flag_classes") or []),
+            clap_structs=[dict(w) for w in symbols.get("clap_structs") or []],
+            auto_classes=dict(symbols.get("auto_classes") or {}),
+            compared={k: [dict(w) for w in v] for k, v in (symbols.get("compared") or {}).items()},
+            symbol_skip=list(symbols.get("skip") or []),
         )
         if source == "pypi" and not projects[slug].package:
             raise ConfigError(f"projects.{slug}.package: a PyPI project needs its package name")

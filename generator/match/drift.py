@@ -58,9 +58,9 @@ SHAPES: list[dict] = [
      "regex": r"error: Found argument '(?P<flags>--[A-Za-z0-9_.-]{1,100})(?:=[^']{0,200})?' which wasn't expected"},
 ]
 # How an answer names a registry's key (`{key}`; `{0}`, `{1}`: its dot-separated parts), whether a key no release has
-# means a model that needs its own code ("no_model"; "remote_absent" when the line itself names remote code), and the phrase that lists the keys the newest release has in
-# its place: keys with the same last part whose first part starts with `among` (auto classes: the AutoModel classes
-# that do load the configuration class; none for AutoTokenizer).
+# means a model that needs its own code ("no_model"; "remote_absent" when the line itself names remote code), and the
+# phrase that lists the keys the newest release has in its place: keys with the same last part whose first part
+# starts with `among` (auto classes: the AutoModel classes that do load the configuration class; none for AutoTokenizer).
 REGISTRIES = {
     "model_types": {"label": "model type '{key}'", "absent": "no_model"},
     "architectures": {"label": "architecture {key}"},
