@@ -108,14 +108,14 @@ def targets(ask: Ask, indexes: Indexes, hints: set[str]) -> list[Target]:
         elif named:
             having = named
         out = []
+        conf = REGISTRIES.get(ask.registry, {})
+        absent = conf.get("remote_absent") if conf.get("remote_absent") and REMOTE_CODE.search(ask.text) else conf.get("absent", "")
         for project in having:
             index = indexes[project]
-            conf = REGISTRIES.get(ask.registry, {})
             for key in ask.keys:
                 has = index.registry(ask.registry, key)
                 if has is not None:
                     others = _instead(index, ask.registry, key, has) if conf.get("elsewhere") else []
-                    absent = conf.get("remote_absent") if conf.get("remote_absent") and REMOTE_CODE.search(ask.text) else conf.get("absent", "")
                     out.append(Target(index, label(ask.registry, key), has, "key", others, conf.get("elsewhere", "elsewhere"),
                                       key.rsplit(".", 1)[-1], "" if others else absent))
             if out and ask.shape == "registry":

@@ -367,14 +367,14 @@ async function driftTargets(meta, ask, hints) {
     var named = having.filter(function (p) { return meta.projects[p].packages.some(function (x) { return hints.has(x); }); });
     if (meta.projects[ask.project] && !named.length) having = [ask.project];
     else if (named.length) having = named;
-    var out = [];
+    var out = [], conf = own(meta.registries, ask.registry) || {};
+    var absent = conf.remote_absent && execute(meta.remoteP, ask.text, 0) !== null ? conf.remote_absent : (conf.absent || "");
     for (var i = 0; i < having.length; i++) {
-      var ix = new Index(meta, having[i]), conf = own(meta.registries, ask.registry) || {};
+      var ix = new Index(meta, having[i]);
       for (var k = 0; k < ask.keys.length; k++) {
         var key = ask.keys[k], got = await ix.registry(ask.registry, key);
         if (got === null) continue;
         var others = conf.elsewhere ? await instead(meta, ix, ask.registry, key, got) : [];
-        var absent = conf.remote_absent && execute(meta.remoteP, ask.text, 0) !== null ? conf.remote_absent : (conf.absent || "");
         out.push(target(ix, registryLabel(meta, ask.registry, key), got, "key", others,
           { phrase: conf.elsewhere || "elsewhere", name: key.split(".").pop(), absent: others.length ? "" : absent }));
       }
