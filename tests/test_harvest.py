@@ -4,6 +4,7 @@ repository with tags made with `git init`, every extraction kind, template form 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tarfile
 import textwrap
@@ -168,6 +169,37 @@ def test_cpp_sites_of_every_kind() -> None:
 def test_c_files_use_the_c_grammar() -> None:
     sites = extract_c(b'void f(int n) { GGML_ABORT("bad tensor type %d", n); }\n', "c", CALLS)
     assert [(s.kind, s.template, s.function) for s in sites] == [("panic", "bad tensor type {}", "f")]
+
+
+TORCH_CALLS = {
+    "TORCH_CHECK": CCall(kind="raise", arg=1, joined=True, exception="RuntimeError"),
+    "TORCH_CHECK_VALUE": CCall(kind="raise", arg=1, joined=True, exception="ValueError"),
+    "TORCH_WARN": CCall(kind="warn", joined=True, exception="UserWarning"),
+}
+
+
+def test_joined_messages_are_their_arguments_as_c10_str_joins_them() -> None:
+    source = textwrap.dedent('''\
+        namespace at { inline void check(const Tensor& self, int64_t dim) {
+          TORCH_CHECK(self.dim() == 2, "expected a 2-D tensor, but got ", self.dim(), "-D (dim=", dim, ")");
+          TORCH_CHECK_VALUE(dim >= 0, "dim must be non-negative");
+          TORCH_CHECK(self.defined());
+          TORCH_CHECK(ok, reason);
+          TORCH_WARN("Using ", name, " is deprecated");
+        } }
+    ''')
+    sites = extract_c(source.encode(), "cpp", TORCH_CALLS)
+    assert [(s.kind, s.template, s.exception, s.line) for s in sites] == [
+        ("raise", "expected a 2-D tensor, but got {}-D (dim={})", "RuntimeError", 2),
+        ("raise", "dim must be non-negative", "ValueError", 3),
+        ("warn", "Using {} is deprecated", "UserWarning", 6),
+    ]  # no message (line 4) and no literal text (line 5): no site
+
+
+def test_a_joined_message_built_too_long_is_no_site() -> None:
+    long = ", ".join(['"' + "x" * 900 + '"'] * 6)
+    sites = extract_c(f"void f() {{ TORCH_CHECK(c, {long}); }}\n".encode(), "cpp", TORCH_CALLS)
+    assert sites == []
 
 
 RUST = textwrap.dedent('''\
@@ -518,6 +550,23 @@ def test_fetch_stores_files_once_by_content(tmp_path: Path) -> None:
     assert len(list((tmp_path / "blobs").rglob("*"))) - len(list((tmp_path / "blobs").glob("*"))) == 5
 
 
+def test_a_release_cached_under_another_selection_of_files_is_read_again(tmp_path: Path) -> None:
+    project = parse_config(__import__("yaml").safe_load(CONFIG))["demo"]
+    cache, calls = Cache(tmp_path), []
+
+    def download(*args):
+        calls.append(args[1])
+        return fake_pip_download(*args)
+
+    fetch_pypi(project, "1.0", cache, download)
+    fetch_pypi(project, "1.0", cache, download)
+    assert calls == ["1.0"]  # the same selection: the cached manifest
+    project.skip = [*project.skip, "demo/legacy.py"]
+    again = fetch_pypi(project, "1.0", cache, download)
+    assert calls == ["1.0", "1.0"] and "demo/legacy.py" not in again["files"]
+    assert cache.manifest("demo", "1.0", project.selection()) == again
+
+
 def test_fetch_git_reads_tags(git_repo: Path, tmp_path: Path) -> None:
     project = parse_config(__import__("yaml").safe_load(CONFIG))["gitproj"]
     manifest = fetch_git(project, "v1.0.0", git_repo, Cache(tmp_path))
@@ -695,7 +744,8 @@ def test_two_processes_write_the_catalog_one_would_and_a_report_per_project(work
     out = capsys.readouterr().out
     assert (ws.catalog / "demo.jsonl").read_bytes() == one
     entries = len(one.splitlines())
-    assert f"demo: 4 releases read, 0 not fetched, 0 files skipped, {entries} entries (2 user-facing), 0 dropped; fetch" in out
+    assert f"demo: 4 releases read, 0 not fetched, 0 files skipped, {entries} entries (2 user-facing), 0 dropped; " in out
+    assert re.search(r"0 dropped; \d+\.\d s in all, fetch \d+\.\d s, extract \d+\.\d s in the fold", out)
     assert len(list((tmp_path / "two" / "releases" / "demo").glob("*.json"))) == 4  # both halves in the cache
 
 

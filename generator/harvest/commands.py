@@ -73,7 +73,8 @@ def _projects_and_git(args: argparse.Namespace, command: str) -> tuple[dict, dic
 
 def format_report(outcome: Outcome) -> str:
     """Per project: the releases read, those that could not be fetched, the files skipped, the entries written
-    and the time it took (fetch, extract)."""
+    and the time it took: in all (both processes' fetching and extraction, the fold, the guides, the writing), and
+    the fold's own fetch and extraction (with a second process, a release the other one prepared is read back from the cache)."""
     lines = []
     for slug in dict.fromkeys(t.project for t in outcome.timings):
         rows = [t for t in outcome.timings if t.project == slug]
@@ -83,7 +84,9 @@ def format_report(outcome: Outcome) -> str:
         entries = outcome.entries.get(slug)
         lines.append(f"{slug}: {len(rows)} releases read, {failed} not fetched, {skipped} files skipped, "
                      + (f"{entries[0]:,} entries ({entries[1]:,} user-facing), " if entries else "")
-                     + f"{dropped} dropped; fetch {sum(t.fetch_s for t in rows):.1f} s, extract {sum(t.extract_s for t in rows):.1f} s")
+                     + f"{dropped} dropped; "
+                     + (f"{outcome.seconds[slug]:.1f} s in all, " if slug in outcome.seconds else "")
+                     + f"fetch {sum(t.fetch_s for t in rows):.1f} s, extract {sum(t.extract_s for t in rows):.1f} s in the fold")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -217,7 +220,7 @@ def guides_command(args: argparse.Namespace) -> int:
             continue
         wanted = sorted({newest_site(e.sites)["to"] for e in fold.entries.values() if e.tier == "user"})
         for version in wanted:
-            if cache.manifest(slug, version) is None:
+            if cache.manifest(slug, version, project.selection()) is None:
                 try:
                     fetch_release(project, version, cache, git)
                 except FetchError as exc:

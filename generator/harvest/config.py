@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -32,6 +35,8 @@ class CCall:
     arg: int = 0
     level: str | None = None
     condition: bool = False  # GGML_ASSERT(cond): the message is the condition's text
+    joined: bool = False  # TORCH_CHECK(cond, "a ", x, " b"): the message is the arguments from `arg` on, joined
+    exception: str | None = None  # the exception users see (TORCH_CHECK_VALUE: ValueError)
 
 
 @dataclass
@@ -74,6 +79,12 @@ class Project:
                     continue
                 return lang
         return None
+
+    def selection(self) -> str:
+        """A fingerprint of which files of a release are harvested: a release's cached manifest made under another
+        selection (include, skip, strip or languages changed since) is read again, not reused."""
+        chosen = {"include": self.include, "languages": self.languages, "skip": self.skip, "strip": self.strip}
+        return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()[:16]
 
     def is_user_path(self, path: str) -> bool:
         return _matches(path, self.user, prefix=False)

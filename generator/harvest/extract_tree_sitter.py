@@ -3,7 +3,8 @@
 C/C++: `throw X(msg)`, and the calls and macros a project's configuration lists (`c_calls` in
 data/catalog/projects.yaml: GGML_ABORT, LLAMA_LOG_ERROR, send_error ...), each with the argument that holds the
 message. A message is a string literal, adjacent literals (with `PRId64`-style macros), `std::string("...") + x`,
-or a `format`/`string_format`-style call; printf conversions (`%d`, `%zu`, `%.2f`) become `{}` holes.
+or a `format`/`string_format`-style call; printf conversions (`%d`, `%zu`, `%.2f`) become `{}` holes. A `joined`
+call's message is its arguments from the message's on, joined as PyTorch's c10::str joins them (TORCH_CHECK).
 Rust: `#[error("...")]` on error enums and structs, `panic!`/`unreachable!`/`unimplemented!`/`todo!`,
 `bail!`/`anyhow!`, `.expect("...")`, and the `error!`/`warn!` logging macros; `{}`, `{0}`, `{name:?}` holes.
 
@@ -190,6 +191,19 @@ def _site(node, lines: list[str], template: str | None, kind: str, function: str
     return Site(template, kind, start + 1, statement_at(lines, start, end), function, exception, level)
 
 
+def _joined(args: list) -> str | None:
+    """The template of arguments joined as PyTorch's c10::str joins them (`"a ", x, " b"` -> "a {} b"), or None
+    when no argument is literal text (or the message is built too long)."""
+    parts, literal = [], False
+    for arg in args:
+        part = _c_message(arg, False)
+        literal = literal or part is not None
+        parts.append(part if part is not None else "{}")
+        if sum(map(len, parts)) > MAX_MESSAGE:
+            return None
+    return "".join(parts) if literal else None
+
+
 def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Site]:
     """Every error site in one C or C++ file."""
     tree = parser_for(language).parse(source)
@@ -225,10 +239,12 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
                     continue
                 template = f"{name}({' '.join(condition.split())}) failed"
                 template = template.replace("{}", "{ }")
+            elif spec.joined:
+                template = _joined(named[spec.arg:])
             else:
                 # log and abort macros take printf formats; HTTP error helpers take finished strings
                 template = _c_message(arg, spec.kind != "http")
-            site = _site(node, lines, template, spec.kind, function, None, spec.level)
+            site = _site(node, lines, template, spec.kind, function, spec.exception, spec.level)
             if site:
                 sites.append(site)
     return sites

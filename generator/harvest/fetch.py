@@ -78,11 +78,16 @@ class Cache:
     def manifest_path(self, project: str, version: str) -> Path:
         return self.root / "releases" / project / f"{version}.json"
 
-    def manifest(self, project: str, version: str) -> dict | None:
+    def manifest(self, project: str, version: str, selection: str | None = None) -> dict | None:
+        """The release's cached manifest; None when there is none, or (`selection` given) when it was made under
+        another selection of files."""
         path = self.manifest_path(project, version)
         if not path.is_file():
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if selection is not None and manifest.get("selection") != selection:
+            return None
+        return manifest
 
     def save_manifest(self, project: str, version: str, manifest: dict) -> None:
         path = self.manifest_path(project, version)
@@ -247,14 +252,15 @@ def store_artifact(project: Project, version: str, artifact: Path, cache: Cache)
         files = _store_members(artifact, wanted, cache)
     except ArtifactError as exc:
         raise FetchError(str(exc)) from exc
-    manifest = {"version": version, "source": "pypi", "artifact": artifact.name, "sha256": sha256_file(artifact), "files": files}
+    manifest = {"version": version, "source": "pypi", "artifact": artifact.name, "sha256": sha256_file(artifact), "files": files,
+                "selection": project.selection()}
     cache.save_manifest(project.slug, version, manifest)
     return manifest
 
 
 def fetch_pypi(project: Project, version: str, cache: Cache, downloader: Callable | None = None) -> dict:
     """The release's manifest, downloading the artifact first when the cache lacks it (deleted afterwards)."""
-    manifest = cache.manifest(project.slug, version)
+    manifest = cache.manifest(project.slug, version, project.selection())
     if manifest is not None:
         return manifest
     cache.root.mkdir(parents=True, exist_ok=True)
@@ -272,7 +278,7 @@ def _git(gitdir: Path, *args: str, input: bytes | None = None) -> bytes:
 
 def fetch_git(project: Project, tag: str, gitdir: Path, cache: Cache) -> dict:
     """The manifest of the tree at `tag` in a local clone or mirror; files are read once per blob."""
-    manifest = cache.manifest(project.slug, tag)
+    manifest = cache.manifest(project.slug, tag, project.selection())
     if manifest is not None:
         return manifest
     if not re.fullmatch(r"[\w.+-]+", tag) or tag.startswith("-"):
@@ -307,7 +313,8 @@ def fetch_git(project: Project, tag: str, gitdir: Path, cache: Cache) -> dict:
             size = int(header[2])
             files[path] = cache.put_blob(stream.read(size))
             stream.read(1)  # the newline after each object
-    manifest = {"version": tag, "source": "git", "repo": project.repo, "tag": tag, "commit": commit, "files": files}
+    manifest = {"version": tag, "source": "git", "repo": project.repo, "tag": tag, "commit": commit, "files": files,
+                "selection": project.selection()}
     cache.save_manifest(project.slug, tag, manifest)
     return manifest
 

@@ -68,6 +68,7 @@ class Outcome:
     skipped: list[SkippedFile] = field(default_factory=list)
     dropped: list[DroppedEntry] = field(default_factory=list)
     entries: dict[str, tuple[int, int]] = field(default_factory=dict)  # project -> (entries written, user-facing)
+    seconds: dict[str, float] = field(default_factory=dict)  # project -> wall time (both processes, fold, guides, write)
 
 
 def fetch_release(project: Project, version: str, cache: Cache, git: dict[str, Path], downloader: Callable | None = None) -> dict:
@@ -143,6 +144,7 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
     outcome = Outcome()
     rows = read_releases(root)
     for slug, project in projects.items():
+        began = time.perf_counter()
         if new:
             fold = load_fold(project, root)
             try:
@@ -195,6 +197,7 @@ def harvest(projects: dict[str, Project], releases: list[str] | None, cache: Cac
         kept = [e for e in fold.entries.values() if e.id not in {d.id for d in dropped}]
         outcome.entries[slug] = (len(kept), sum(1 for e in kept if e.tier == "user"))
         outcome.dropped += [_dropped_entry(slug, d) for d in dropped]
+        outcome.seconds[slug] = time.perf_counter() - began
         rows[slug] = list(known.values()) + done
         if new:
             outcome.added[slug] = [d["version"] for d in done]
