@@ -196,6 +196,24 @@ def test_joined_messages_are_their_arguments_as_c10_str_joins_them() -> None:
     ]  # no message (line 4) and no literal text (line 5): no site
 
 
+def test_a_function_is_named_by_its_name_alone() -> None:
+    source = textwrap.dedent('''\
+        C10_ALWAYS_INLINE std::pair<int64_t, int64_t> _check_inputs(const Tensor& input) {
+          TORCH_CHECK(input.dim() > 0, "Expected a tensor");
+        }
+        PyObject* IValue::
+            toPyObjectHolder() const {
+          TORCH_CHECK(isPyObject(), "Expected PyObject");
+        }
+        template <class Input, class Model>
+        Output ThroughputBenchmark<Input, Model>::benchmark(const Config& config) const {
+          TORCH_CHECK(config.num_threads >= 1, "Expected at least one thread");
+        }
+    ''')
+    sites = extract_c(source.encode(), "cpp", TORCH_CALLS)
+    assert [s.function for s in sites] == ["_check_inputs", "IValue::toPyObjectHolder", "ThroughputBenchmark<Input, Model>::benchmark"]
+
+
 def test_a_joined_message_built_too_long_is_no_site() -> None:
     long = ", ".join(['"' + "x" * 900 + '"'] * 6)
     sites = extract_c(f"void f() {{ TORCH_CHECK(c, {long}); }}\n".encode(), "cpp", TORCH_CALLS)

@@ -21,7 +21,7 @@ from .extract_tree_sitter import extract_c, extract_rust, parser_for
 from .fetch import Cache
 from .sites import Site
 
-EXTRACTOR_VERSION = "2"  # bump when extraction changes: cached results of older extractors are not reused
+EXTRACTOR_VERSION = "3"  # bump when extraction changes: cached results of older extractors are not reused
 MAX_REASON = 300  # characters of a skipped file's reason
 
 

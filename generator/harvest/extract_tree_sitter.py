@@ -32,6 +32,7 @@ _BRACE_FORMAT_CALLS = {"std::format", "fmt::format"}
 _STRING_WRAPPERS = {"std::string", "string", "std::string_view"}
 RUST_PANICS = {"panic": "panic", "unreachable": "panic", "unimplemented": "panic", "todo": "panic", "bail": "raise", "anyhow": "raise"}
 RUST_LOGS = {"error": "error", "warn": "warning"}
+_QUALIFIER = re.compile(r"\s*::\s*")
 MAX_CALLEE = 1000  # bytes of a called function's or macro's expression read to name it
 MAX_LOOKAHEAD = 64  # siblings after an `#[error]` attribute looked at to find what it belongs to
 
@@ -171,9 +172,27 @@ def _c_function(node) -> str:
         decl = decl.child_by_field_name("declarator")
     if decl is not None:
         inner = decl.child_by_field_name("declarator")
-        if inner is not None:
-            return _short_text(inner) or ANONYMOUS
+        text = _short_text(inner) if inner is not None else None
+        if text:
+            # a qualified name written over lines ("IValue::\n    f"), or a return type the grammar took into the
+            # declarator when a macro stands before it ("std::pair<int64_t, int64_t> f"): the name alone
+            name = " ".join(_QUALIFIER.sub("::", text).split())
+            return name if name.startswith("operator") else _last_word(name)
     return ANONYMOUS
+
+
+def _last_word(name: str) -> str:
+    """What follows the last space outside template brackets ("std::pair<int64_t, int64_t> f" -> "f";
+    "Bench<Input, Model>::run" stays whole)."""
+    depth, cut = 0, 0
+    for i, ch in enumerate(name):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(depth - 1, 0)
+        elif ch == " " and depth == 0:
+            cut = i + 1
+    return name[cut:]
 
 
 def _c_scope(node, outer: str) -> str:
