@@ -196,6 +196,19 @@ def test_the_fold_keeps_each_symbol_with_the_releases_that_have_it():
     assert lines["model_types"]["keys"] == {"llama": "0-1", "qwen2": "1-2"}  # OTHER is not a configured registry
 
 
+def test_an_sdist_package_folder_names_modules_from_it() -> None:
+    from generator.harvest.symbols import header, release_files
+    project = Project(slug="tok", repo="o/tok", source="pypi", languages=["rust", "python"], releases=["1"], package="tok",
+                      include=["src/", "bindings/python/py_src/tok/", "bindings/python/tools/"], python_root="bindings/python/py_src/")
+    manifest = {"files": {"bindings/python/py_src/tok/__init__.py": "a", "bindings/python/py_src/tok/models/bpe.py": "b",
+                          "bindings/python/tools/gen.py": "c", "src/lib.rs": "d"}}
+    assert release_files(project, manifest) == [("tok/__init__.py", "a"), ("tok/models/bpe.py", "b")]
+    assert [module_name(p) for p, _ in release_files(project, manifest)] == ["tok", "tok.models.bpe"]
+    assert header(project, ["1"])["packages"] == ["tok"]
+    project.python_root = ""
+    assert header(project, ["1"])["packages"] == ["bindings", "src"]  # what the index said before: no importable name
+
+
 def test_an_index_continued_with_newer_releases_is_the_index_built_at_once():
     from generator.harvest.symbols import header, load_fold
 

@@ -35,7 +35,8 @@ ENTRY_ID = {"type": "string", "pattern": r"^[a-z0-9][a-z0-9.-]{0,63}/[0-9a-f]{16
 RECORD_ID = {"type": "string", "maxLength": 200, "pattern": r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*){0,3}$"}
 # A file inside the repository: segments of letters, digits and _ . + -, none '.' or '..'.
 PATH = {"type": "string", "maxLength": 500, "pattern": r"^(?!(?:.*/)?\.\.?(?:/|$))[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*$"}
-GLOB = {"type": "string", "maxLength": 300, "pattern": r"^(?!(?:.*/)?\.\.(?:/|$))[A-Za-z0-9_.*?+/\[\]-]+$"}
+# fnmatch globs: `*`, `?`, `[...]` and `[!...]` (a class that excludes)
+GLOB = {"type": "string", "maxLength": 300, "pattern": r"^(?!(?:.*/)?\.\.(?:/|$))(?:[A-Za-z0-9_.*?+/\]-]|\[!?)+$"}
 PREFIX = {"type": "string", "maxLength": 300, "pattern": r"^(?!(?:.*/)?\.\.?/)(?:[A-Za-z0-9_.+-]+/)*$"}
 REPO = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$"}
 PACKAGE = {"type": "string", "pattern": r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$"}
@@ -128,7 +129,8 @@ def projects_schema() -> dict[str, Any]:
     platforms = _list({"type": "string", "pattern": r"^[a-z0-9_]{1,60}$"})
     python = {"type": "string", "pattern": r"^[0-9]{1,2}\.[0-9]{1,3}$"}
     call = _object({"kind": {"enum": ["raise", "log", "warn", "assert", "http", "panic"]}, "arg": {"type": "integer", "minimum": 0, "maximum": 20},
-                    "level": {"enum": ["error", "critical", "warning"]}, "condition": {"type": "boolean"}}, ["kind"])
+                    "level": {"enum": ["error", "critical", "warning"]}, "condition": {"type": "boolean"},
+                    "joined": {"type": "boolean"}, "exception": EXCEPTION}, ["kind"])
     project = _object({
         "repo": REPO, "aliases": _list(REPO), "source_url": SOURCE_URL, "source": {"enum": ["pypi", "git"]}, "package": PACKAGE,
         "artifact": {"enum": ["wheel", "sdist"]}, "strip": PREFIX, "languages": _list({"enum": ["python", "c", "cpp", "rust", "go"]}, minItems=1),
@@ -150,13 +152,15 @@ def projects_schema() -> dict[str, Any]:
                          "additionalProperties": _list(_object({"path": GLOB, "name": {"type": "string", "maxLength": 100, "pattern": rf"^{_IDENT}$"}},
                                                                ["path", "name"]), minItems=1)},
             "skip": _list(GLOB),
+            "python_root": {**PREFIX, "minLength": 2},
         }, [], description="what the symbol index (data/catalog/symbols) keeps besides modules, classes and functions: registries users "
                            "hit by key (string keys of top-level dict literals: variable globs in files matching path globs) and the classes "
                            "whose fields are command-line flags (a project with any has its flags indexed), the clap-derived Rust structs "
                            "whose fields are flags (struct names in files matching path globs), transformers' auto classes (the files that "
                            "build their tables, a glob of their names, and the classes that name no table in their body), registries of the strings a variable is compared "
-                           "with (a dispatch written as a chain of tests: TGI's model types), and files the index leaves out "
-                           "(placeholder modules, beside the catalog's own skip)"),
+                           "with (a dispatch written as a chain of tests: TGI's model types), files the index leaves out "
+                           "(placeholder modules, beside the catalog's own skip), and the folder an sdist keeps the importable package in "
+                           "(python_root: bindings/python/py_src/ holds tokenizers/), whose Python files alone are indexed, named from it"),
     }, ["repo", "source", "languages", "releases"], **{"if": {"properties": {"source": {"const": "pypi"}}}, "then": {"required": ["package"]}})
     return _document("catalog-projects.schema.json", "errdex catalog projects",
                      "data/catalog/projects.yaml: the harvest configuration, per project where its releases come from and which files are read.",

@@ -67,6 +67,7 @@ class Project:
     # registry name -> [{"path": glob, "name": variable}]: the strings a variable is compared with (TGI's model types)
     compared: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     symbol_skip: list[str] = field(default_factory=list)  # files the symbol index leaves out (placeholders)
+    python_root: str = ""  # the folder an sdist keeps the importable package in: modules are named from it
 
     def language_of(self, path: str) -> str | None:
         """The language a (stripped) path is parsed as, or None when it is not harvested."""
@@ -150,6 +151,7 @@ def parse_config(doc: Any) -> dict[str, Project]:
             auto_classes=dict(symbols.get("auto_classes") or {}),
             compared={k: [dict(w) for w in v] for k, v in (symbols.get("compared") or {}).items()},
             symbol_skip=list(symbols.get("skip") or []),
+            python_root=str(symbols.get("python_root") or ""),
         )
         if source == "pypi" and not projects[slug].package:
             raise ConfigError(f"projects.{slug}.package: a PyPI project needs its package name")

@@ -74,11 +74,13 @@ def _extract_one(job: tuple[str, str, str]) -> tuple[str, str, dict | None, str 
 
 def release_files(project: Project, manifest: dict) -> list[tuple[str, str]]:
     """The release's Python files the index reads: the catalog's, less the index's own skip (placeholder modules);
-    none of a project without a pip package."""
+    none of a project without a pip package. With a `python_root` (an sdist's folder of the importable package),
+    only the files under it, their paths from it (`bindings/python/py_src/tokenizers/x.py` -> `tokenizers/x.py`)."""
     if not project.package:
         return []
-    return [(p, s) for p, s in sorted(manifest["files"].items()) if p.endswith(".py") and project.language_of(p) == "python"
-            and not any(fnmatch(p, g) for g in project.symbol_skip)]
+    root = project.python_root
+    return [(p[len(root):], s) for p, s in sorted(manifest["files"].items()) if p.endswith(".py") and p.startswith(root)
+            and project.language_of(p) == "python" and not any(fnmatch(p, g) for g in project.symbol_skip)]
 
 
 def clap_release_flags(project: Project, cache: Cache, manifest: dict) -> tuple[set[str], dict[str, str]]:
@@ -289,7 +291,8 @@ def ranges(mask: int) -> str:
 
 
 def header(project: Project, releases: list[str]) -> dict:
-    packages = sorted({p.split("/")[0] for p in project.include if p.split("/")[0]}) if project.package else []
+    include = [p[len(project.python_root):] for p in project.include if p.startswith(project.python_root)]
+    packages = sorted({p.split("/")[0] for p in include if p.split("/")[0]}) if project.package else []
     return {"format": FORMAT, "packages": packages, "pip": project.package, "project": project.slug, "releases": releases}
 
 
