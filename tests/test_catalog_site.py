@@ -146,6 +146,20 @@ def test_every_release_pair_has_a_page_and_a_file(site):
     assert "相对 0.2.0 新增、移除和改写的错误" in page and "Prefix cache is off for {}." in page and "原为" in page
 
 
+def test_a_release_page_links_each_change_to_its_place_on_its_module_page(site):
+    page = (site / routes.catalog_page_url("catalog_release", "demo", "0.3.0", lang="en") / "index.html").read_text()
+    reworded = page[page.index('id="reworded"'):]
+    assert ('was: <code>Prefix cache is off for {}</code> → <a href="../../modules/servekit/#e-2222222222222222">'
+            "<code>Prefix cache is off for {}.</code></a>") in reworded
+    assert 'class="errdex-cat-facts"' not in page  # the facts are on the module page, once
+
+
+def test_framed_pages_carry_no_layout_white_space(site):
+    page = (site / routes.catalog_page_url("catalog_module", "demo", "servekit") / "index.html").read_text(encoding="utf-8")
+    assert "\n\n" not in page and not re.search(r"\n[ \t]", page)
+    assert 'id="e-2222222222222222"' in page
+
+
 def test_catalog_text_never_becomes_markup(site):
     pages = [p for p in site.rglob("*.html") if "/catalog/" in p.as_posix()]
     assert len(pages) >= 2 * 7

@@ -87,3 +87,13 @@ def test_every_record_has_a_short_title_in_both_languages_and_no_two_share_one()
         titles = [getattr(r, lang) for r in records]
         assert all(titles) and len({t.casefold() for t in titles}) == len(titles), lang
     assert all(len(r.title) <= 80 and "{}" not in r.title for r in records)
+
+
+# The site is published on GitHub Pages (.github/workflows/pages.yml), which takes a site of at most 1 GB: the
+# repository's built site keeps 50 MB of it free, so that a harvest that grows the catalog fails here first.
+SITE_BUDGET = 950_000_000
+
+
+def test_the_built_site_fits_where_it_is_published(real_site: Path) -> None:
+    total = sum(p.stat().st_size for p in real_site.rglob("*") if p.is_file())
+    assert total <= SITE_BUDGET, f"the built site holds {total:,} bytes, over the budget of {SITE_BUDGET:,}"

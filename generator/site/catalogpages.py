@@ -6,10 +6,11 @@ What it publishes, every address from the routes table:
   the entries whose hash starts with the same two hex digits), and per release what changed since the release
   before (`catalog_changes`).
 - Pages, per language: the catalog's home and the entry view are ordinary pages (`source_pages`); the project,
-  module and release pages (about 1,100 per language at the full catalog) are written straight to HTML in a
+  module and release pages (about 3,500 per language at the full catalog) are written straight to HTML in a
   frame the site builder renders once per depth (`fill_pages`): the theme's header, navigation and scripts
   around our content, in a fraction of the time a Markdown build of 20 MB of messages takes. Module pages are
-  what site search indexes: each entry is a heading with its own anchor.
+  what site search indexes: each entry is a heading with its own anchor and a line of facts; a release's page
+  lists the messages it added, removed and reworded, each linked to its place on its module's page.
 
 Catalog text is upstream text: every value of the catalog (names, releases, paths, templates, anything in its
 files) reaches a page only through `frames.esc`, and a URL or a file name only through `frames.segment`; the
@@ -37,7 +38,8 @@ from .frames import esc, module_key, module_url, project_url, release_url, segme
 from ..labels import catalog_label, page_title
 from ..records.model import Record
 
-RECORD_DIRS = {"llama.cpp": "llama-cpp"}  # where a catalog project's records live under data/errors, when not its slug
+RECORD_DIRS = {"llama.cpp": "llama-cpp"}
+_WAS = "\x00was\x00"  # where a reworded entry's line says "was" in the page's language (no escaped text holds NUL)  # where a catalog project's records live under data/errors, when not its slug
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -77,7 +79,6 @@ class CatalogSite:
     changes: dict[str, list[ReleaseChanges]] = field(default_factory=dict)
     _entry_page_rel: dict[str, str] = field(default_factory=dict)  # page URL -> its link to the entry view
     _module: dict[str, str] = field(default_factory=dict)  # entry id -> its module
-    _ranges_html: dict[tuple[str, str], str] = field(default_factory=dict)  # (entry id, language) -> its releases, escaped
 
     @classmethod
     def load(cls, folder: Path, records: list[Record], repo_url: str | None) -> CatalogSite | None:
@@ -276,18 +277,16 @@ class CatalogSite:
         title = L("project_title", project=slug)
         return title, intro, "\n".join(parts)
 
-    def _entry_html(self, project: Project, entry: Entry, here: str, langs: tuple[str, ...], heading: str = "h3",
-                    at: int | None = None, was: Entry | None = None) -> dict[str, str]:
+    def _entry_html(self, project: Project, entry: Entry, here: str, langs: tuple[str, ...]) -> dict[str, str]:
         """One entry in each language: its template as a heading (its own anchor, a search sub-result), then one line
-        of facts (after the wording it replaced, `was`, in a release's changes)."""
+        of facts."""
         d = entry.data
-        sites = entry.sites_at(at) if at is not None else []
-        site = sites[0] if sites else _newest(entry)
+        site = _newest(entry)
         known = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level")) if x]
         tier = d["tier"] if d.get("tier") in ("user", "internal") else None
         where = None
         if site is not None:
-            index = at if sites else site.end
+            index = site.end
             line = site.line_at(index)
             where = esc(f"{site.path}:{line}")
             link = project.source_link(index, site.path, line)
@@ -299,23 +298,27 @@ class CatalogSite:
         if entry_page is None:
             entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
         details = esc(entry_page + entry_query(entry))
-        head = (f'<{heading} id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></{heading}>'
+        head = (f'<h3 id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></h3>'
                 '<p class="errdex-cat-facts" data-pagefind-ignore>')
-        before = f': <code>{esc(was.data["template"])}</code><br>' if was is not None else ""
         out = {}
         for lang in langs:
             L = partial(catalog_label, lang=lang)
             facts = known + [esc(L(tier))] if tier else list(known)
             if where is not None:
                 facts.append(where)
-            ranges = self._ranges_html.get((entry.id, lang))  # an entry is shown on its module's page and in changes
-            if ranges is None:
-                ranges = self._ranges_html[entry.id, lang] = esc(self.ranges(project, entry, lang))
-            facts.append(ranges)
+            facts.append(esc(self.ranges(project, entry, lang)))
             facts.append(L("guide") + ": " + guided if guides else L("no_guide"))
             facts.append(f'<a href="{details}">{L("details")}</a>')
-            out[lang] = head + (L("was") + before if before else "") + " · ".join(facts) + "</p>\n"
+            out[lang] = head + " · ".join(facts) + "</p>\n"
         return out
+
+    def _entry_line(self, project: Project, entry: Entry, here: str, was: Entry | None = None) -> str:
+        """One entry on a release's page: its template, linked to its place on its module's page (where its facts
+        are), after the wording it replaced (`was`, the word itself left as _WAS for the language)."""
+        there = module_url(project.slug, self.entry_module(entry))
+        href = esc(routes.relative(here, there) + "#" + _anchor(entry))
+        before = f'{_WAS}: <code>{esc(was.data["template"])}</code> → ' if was is not None else ""
+        return f'<li>{before}<a href="{href}"><code>{esc(entry.data["template"])}</code></a></li>'
 
     def _module_page(self, project: Project, module: str, entries: list[Entry], langs: tuple[str, ...]) -> dict[str, tuple[str, str, str]]:
         here = module_url(project.slug, module)
@@ -334,9 +337,8 @@ class CatalogSite:
         ch = changes[i]
         release, previous = project.releases[ch.after], project.releases[ch.before]
         here = release_url(project.slug, release)
-        shown = {key: [self._entry_html(project, e, here, langs, "h4", at) for e in items]
-                 for key, items, at in (("added", ch.added, ch.after), ("removed", ch.removed, ch.before))}
-        reworded = [self._entry_html(project, new, here, langs, "h4", ch.after, was=old) for old, new in ch.reworded]
+        shown = {key: [self._entry_line(project, e, here) for e in items] for key, items in (("added", ch.added), ("removed", ch.removed))}
+        reworded = [self._entry_line(project, new, here, was=old) for old, new in ch.reworded]
         out = {}
         for lang in langs:
             L = partial(catalog_label, lang=lang)
@@ -349,11 +351,10 @@ class CatalogSite:
             parts = [f"<p>{' · '.join(nav)}</p>"]
             for key, items in shown.items():
                 parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
-                parts.append("".join(e[lang] for e in items) or f"<p>{L('none')}</p>")
+                parts.append(f"<ul>{''.join(items)}</ul>" if items else f"<p>{L('none')}</p>")
             parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
-            parts.extend(e[lang] for e in reworded)
-            if not ch.reworded:
-                parts.append(f"<p>{L('none')}</p>")
+            was = L("was")
+            parts.append(f"<ul>{''.join(line.replace(_WAS, was) for line in reworded)}</ul>" if reworded else f"<p>{L('none')}</p>")
             parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
             title = L("release_title", project=project.slug, release=release, previous=previous)
             counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"

@@ -30,6 +30,8 @@ FRAMES = {depth: "catalog/" + "/".join([FRAME] * (depth - 1)) + "/" for depth in
 MARK_TITLE, MARK_DESCRIPTION, MARK_BODY = "ERRDEXFRAMETITLE", "ERRDEXFRAMEDESCRIPTION", "ERRDEXFRAMEBODY"
 _KEPT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")  # every valid slug, release and entry hash: a segment as it is
 MAX_SEGMENT = 200
+_LAYOUT_SPACE = re.compile(r"\n[ \t\r\n]*")  # a line break and the indentation and blank lines after it
+_VERBATIM = re.compile(r"<(?:pre|textarea)\b", re.I)  # where white space is content (never in a frame: squashed only then)
 _PAGE_URL = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)+")  # what a framed page's address may be
 
 
@@ -143,6 +145,8 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]]) -> int:
         body = f"<p>{MARK_BODY}</p>"
         if text.count(body) != 1:
             raise FrameError(f"the frame {url} holds its body marker {text.count(body)} times, not once")
+        if not _VERBATIM.search(text):  # the theme's indentation and blank lines: some 4 KB of every page
+            text = _LAYOUT_SPACE.sub("\n", text)
         frames[depth] = (url, text)
     shutil.rmtree(site / "catalog" / FRAMES[2].split("/")[1])
     for url, (title, description, body) in sorted(pages.items()):
