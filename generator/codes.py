@@ -108,7 +108,7 @@ _ALL = [
     Code("CAT011", "symbols-invalid", "error", "each line of data/catalog/symbols/<project>.jsonl is one compact JSON object with sorted keys that schema/catalog-symbols.schema.json accepts: the header first, then modules in order, then registries in order; regenerate it with `errdex symbols PROJECT`"),
     Code("CAT012", "symbols-releases", "error", "a symbol index belongs to a project projects.yaml configures, its header lists that project's releases as releases.json does, and every range stays within them; regenerate it with `errdex symbols PROJECT` after `errdex harvest PROJECT`"),
     Code("CAT101", "catalog-site-not-found", "error", "re-extracting the release's file did not find the entry at the recorded path and line; re-harvest the project (`errdex harvest PROJECT`)"),
-    Code("CAT102", "catalog-source-not-cached", "warning", "the release's source is not in the cache: run `errdex harvest PROJECT --releases VERSION` (or pass --cache) before verifying"),
+    Code("CAT102", "catalog-source-not-cached", "warning", "the release's source is not in the cache: verify with --release to fetch it (or pass the --cache that holds it)"),
     Code("TRN005", "stale-translation", "warning", "bring the Chinese up to date with the English, then run `errdex mark-translated <file>` to record the review"),
 ]
 

@@ -671,6 +671,20 @@ def test_verify_sources_catalog_reextracts_entries(workspace, monkeypatch, capsy
     assert "CAT102" in capsys.readouterr().out
 
 
+def test_verify_sources_catalog_fetches_what_the_cache_lacks_with_release(workspace, monkeypatch, capsys) -> None:
+    ws = workspace
+    assert _harvest(ws, "demo") == 0 and _harvest(ws, "gitproj") == 0
+    monkeypatch.setattr("generator.harvest.verify.CATALOG_ROOT", ws.catalog)
+    fresh = ["verify-sources", "--catalog", "--sample", "0", "--cache", str(ws.cache / "fresh"), "--git", f"example-org/gitproj={ws.git}"]
+    assert main(fresh) == 0
+    out = capsys.readouterr().out
+    assert "CAT102" in out and "(--release fetches them)" in out
+    assert main([*fresh, "--release"]) == 0
+    out = capsys.readouterr().out
+    assert "CAT102" not in out and " 0 not cached" in out and "found at every recorded file and line" in out
+    assert list((ws.cache / "fresh" / "releases" / "demo").glob("*.json"))  # fetched into the cache asked for
+
+
 def test_stats_and_links(workspace, capsys) -> None:
     ws = workspace
     assert _harvest(ws, "demo") == 0
