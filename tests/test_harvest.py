@@ -4,6 +4,7 @@ repository with tags made with `git init`, every extraction kind, template form 
 from __future__ import annotations
 
 import json
+import shutil
 import re
 import subprocess
 import tarfile
@@ -796,3 +797,51 @@ def test_a_statement_twice_in_one_file_is_two_sites_that_each_move() -> None:
     got = [(s["from"], s["to"], s["line"], s.get("lines")) for s in entry.sites]
     assert got == [("1.0", "1.1", 10, [["1.0", 9], ["1.1", 10]]), ("1.0", "1.2", 6, [["1.0", 5], ["1.1", 6]])]
     assert newest_site(entry.sites)["line"] == 6
+
+
+def test_a_matrix_harvest_merged_is_the_harvest_of_every_project_at_once(workspace, monkeypatch, tmp_path, capsys) -> None:
+    ws = workspace
+    ws.config.write_text(CONFIG.replace('["1.0", "1.1", "1.2", "1.3"]', '["1.0", "1.1"]').replace('["v1.0.0", "v1.1.0"]', '["v1.0.0"]'))
+    assert _harvest(ws, "demo") == 0 and _harvest(ws, "gitproj") == 0
+    monkeypatch.setattr("generator.harvest.run.pypi_versions", lambda project: ["1.3", "1.2", "1.1", "1.0"])
+
+    def copy(to: Path) -> Path:
+        shutil.copytree(ws.catalog, to)
+        return to
+
+    def new(root: Path, *projects: str) -> None:
+        assert main(["harvest", *projects, "--new", "--cache", str(ws.cache), "--git", f"example-org/gitproj={ws.git}",
+                     "--config", str(root / "projects.yaml"), "--out", str(root)]) == 0
+
+    at_once = copy(tmp_path / "at-once")
+    new(at_once, "demo", "gitproj")
+    parts = []
+    for slug in ("demo", "gitproj"):  # one job each, as the weekly workflow's matrix runs them
+        job = copy(tmp_path / f"job-{slug}")
+        new(job, slug)
+        part = tmp_path / f"part-{slug}"
+        part.mkdir()
+        for name in (f"{slug}.jsonl", "releases.json", "projects.yaml"):
+            shutil.copyfile(job / name, part / name)
+        parts.append(part)
+    merged = copy(tmp_path / "merged")
+    before = {p.name: p.read_bytes() for p in merged.iterdir() if p.is_file()}
+    capsys.readouterr()
+    assert main(["harvest-merge", *map(str, parts), "--out", str(merged)]) == 0
+    assert "demo: merged, 2 new release(s): 1.2, 1.3" in capsys.readouterr().out
+    got = {p.name: p.read_bytes() for p in merged.iterdir() if p.is_file()}
+    assert got == {p.name: p.read_bytes() for p in at_once.iterdir() if p.is_file()} and got != before
+
+    # a part is untrusted: refused with why, and nothing written
+    shutil.copyfile(parts[1] / "gitproj.jsonl", parts[0] / "gitproj.jsonl")
+    assert main(["harvest-merge", str(parts[0]), "--out", str(ws.catalog)]) == 1
+    assert "one project's <project>.jsonl, not 2" in capsys.readouterr().err
+    (parts[0] / "gitproj.jsonl").unlink()
+    (parts[0] / "projects.yaml").write_text(CONFIG.replace('["1.0", "1.1", "1.2", "1.3"]', '["0.9", "1.0"]'))
+    untouched = {p.name: p.read_bytes() for p in ws.catalog.iterdir() if p.is_file()}
+    assert main(["harvest-merge", str(parts[1]), str(parts[0]), "--out", str(ws.catalog)]) == 1
+    assert "do not continue the catalog's" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in ws.catalog.iterdir() if p.is_file()} == untouched
+    (parts[0] / "demo.jsonl").rename(parts[0] / "elsewhere.jsonl")
+    assert main(["harvest-merge", str(parts[0]), "--out", str(ws.catalog)]) == 1
+    assert "'elsewhere' is not a project" in capsys.readouterr().err

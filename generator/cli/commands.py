@@ -210,6 +210,12 @@ def cmd_harvest(args: argparse.Namespace) -> int:
     return harvest_command(args)
 
 
+def cmd_harvest_merge(args: argparse.Namespace) -> int:
+    from ..harvest.commands import merge_command
+
+    return merge_command(args)
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     from ..harvest.commands import stats_command
 

@@ -13,6 +13,7 @@ from .commands import (
     cmd_bundle,
     cmd_guides,
     cmd_harvest,
+    cmd_harvest_merge,
     cmd_import,
     cmd_mark_translated,
     cmd_match,
@@ -120,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="write the catalog files into DIR, not data/catalog")
     p.set_defaults(func=cmd_harvest)
+
+    p = sub.add_parser("harvest-merge", help="put the parts of a harvest run one project a job (the weekly workflow's matrix) back into data/catalog")
+    p.add_argument("parts", nargs="+", type=Path, metavar="PART", help="a folder with one project's <project>.jsonl, symbols/<project>.jsonl, and its job's releases.json and projects.yaml")
+    p.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_harvest_merge)
 
     p = sub.add_parser("symbols", help="index the names each release of the Python projects defines (modules, classes, methods, parameters, registries), and the flags of the Rust launchers' clap structs, into data/catalog/symbols, for version-drift answers")
     p.add_argument("projects", nargs="*", metavar="PROJECT", help="project slugs from data/catalog/projects.yaml (default: every Python project from the package index)")

@@ -231,3 +231,20 @@ def guides_command(args: argparse.Namespace) -> int:
         users = sum(1 for e in fold.entries.values() if e.tier == "user")
         print(f"{slug}: {have} of {users} user-facing entries have a guide ({read} read), {path}, {time.perf_counter() - started:.1f} s")
     return status
+
+
+def merge_command(args) -> int:
+    """`errdex harvest-merge`: exit 0 when every part was merged, 1 (and nothing written) when one is refused."""
+    from .config import CATALOG_ROOT
+    from .merge import MergeError, merge_parts
+
+    root = args.out or CATALOG_ROOT
+    try:
+        parts = merge_parts(args.parts, root, args.config or root / "projects.yaml")
+    except MergeError as exc:
+        sys.stderr.write(f"errdex harvest-merge: {shown(str(exc))}\n")
+        return 1
+    for part in parts:
+        added = ", ".join(shown(v) for v in part.added)
+        print(f"{part.slug}: merged" + (f", {len(part.added)} new release(s): {added}" if part.added else ", no new release"))
+    return 0
