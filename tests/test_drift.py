@@ -62,6 +62,14 @@ def test_a_line_of_megabytes_is_read_only_so_far():
 
 # -- extraction --
 
+def test_asks_are_read_where_their_lines_are_in_a_long_log():
+    filler = "INFO engine step done\n" * 5000
+    text = filler + "ModuleNotFoundError: No module named 'vllm.worker.x'\n" + filler + "ImportError: cannot import name 'LLM' from 'vllm'"
+    got = asks(text)
+    assert [(a.shape, a.line, a.module) for a in got] == [("module", 5001, "vllm.worker.x"), ("import", 10002, "vllm")]
+    assert asks(filler) == [] and asks("") == []
+
+
 def test_module_names_follow_import_rules():
     assert module_name("transformers/models/llama/modeling_llama.py") == "transformers.models.llama.modeling_llama"
     assert module_name("vllm/__init__.py") == "vllm"

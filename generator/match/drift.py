@@ -136,6 +136,7 @@ def mentioned(raw: bytes) -> bool:
 
 COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None, re.compile(s["requires"]) if "requires" in s else None)
             for s in SHAPES]
+LITERALS = sorted({s["literal"] for s in SHAPES})
 CONTEXT_LINES = 12  # lines before a KeyError searched for the frame that says whose registry it is
 
 
@@ -175,21 +176,37 @@ def _keys(found: dict) -> tuple[str, ...]:
 def asks(text: str) -> list[Ask]:
     """Every drift a log's lines state, in line order, the first shape that fits each line. Each shape's fixed
     `literal` is looked for in the whole text first: a log that holds none costs one substring search a shape; a
-    shape's `requires` is then looked for in the whole text once."""
-    live = [c[:3] for c in COMPILED if c[0]["literal"] in text and (c[3] is None or c[3].search(text))]
+    shape's `requires` is looked for in the whole text once, when a line first fits the shape. Only the lines that
+    hold a live shape's literal are read (a 100 MB log is not split into lines)."""
+    present = {literal: literal in text for literal in LITERALS}  # each literal once (shapes share some)
+    live = [c for c in COMPILED if present[c[0]["literal"]]]
     if not live:
         return []
-    lines = text.split("\n")
+    required: dict[int, bool] = {}  # id of a shape's `requires` -> whether the text holds it
+    starts: set[int] = set()  # the offsets of the lines that hold a live literal
+    for literal in {shape["literal"] for shape, _, _, _ in live}:
+        at = text.find(literal)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            at = text.find(literal, at + 1) if end == -1 else text.find(literal, end)
     out: list[Ask] = []
-    for number, raw in enumerate(lines, 1):
-        line = raw[:MAX_LINE]
-        for shape, regex, after in live:
+    number, counted = 1, 0  # the line number at offset `counted`
+    for start in sorted(starts):
+        number += text.count("\n", counted, start)
+        counted = start
+        end = text.find("\n", start)
+        line = text[start: end if end != -1 else len(text)][:MAX_LINE]
+        for shape, regex, after, requires in live:
             if shape["literal"] not in line:
                 continue
             m = regex.search(line)
             if m is None:
                 continue
-            if after is not None and not any(after.search(prev[:MAX_LINE]) for prev in lines[max(0, number - 1 - CONTEXT_LINES) : number - 1]):
+            if requires is not None and required.setdefault(id(requires), requires.search(text) is not None) is False:
+                continue
+            if after is not None and not any(after.search(prev[:MAX_LINE]) for prev in _before(text, start, CONTEXT_LINES)):
                 continue
             g = {k: v for k, v in m.groupdict().items() if v}
             out.append(Ask(shape["shape"], number, module=g.get("module", ""), name=g.get("name", g.get("attr", g.get("kwarg", ""))),
@@ -197,3 +214,14 @@ def asks(text: str) -> list[Ask]:
                            project=shape.get("project", ""), text=m.group(0)))
             break
     return out
+
+
+def _before(text: str, start: int, n: int) -> list[str]:
+    """The (at most) `n` lines before the line that starts at offset `start`."""
+    lines: list[str] = []
+    end = start - 1  # the line break that ends the line before
+    while end >= 0 and len(lines) < n:
+        begin = text.rfind("\n", 0, end) + 1
+        lines.append(text[begin:end])
+        end = begin - 1
+    return lines
