@@ -584,6 +584,9 @@ def test_a_release_cached_under_another_selection_of_files_is_read_again(tmp_pat
     again = fetch_pypi(project, "1.0", cache, download)
     assert calls == ["1.0", "1.0"] and "demo/legacy.py" not in again["files"]
     assert cache.manifest("demo", "1.0", project.selection()) == again
+    project.pip_python = "3.10"  # another wheel of the release may be chosen: its manifest is not that one's
+    fetch_pypi(project, "1.0", cache, download)
+    assert calls == ["1.0", "1.0", "1.0"]
 
 
 def test_fetch_git_reads_tags(git_repo: Path, tmp_path: Path) -> None:

@@ -82,9 +82,11 @@ class Project:
         return None
 
     def selection(self) -> str:
-        """A fingerprint of which files of a release are harvested: a release's cached manifest made under another
-        selection (include, skip, strip or languages changed since) is read again, not reused."""
-        chosen = {"include": self.include, "languages": self.languages, "skip": self.skip, "strip": self.strip}
+        """A fingerprint of which artifact of a release is read and which of its files are harvested: a release's
+        cached manifest made under another selection (package, artifact kind, pip's Python or platforms, include,
+        skip, strip or languages changed since) is read again, not reused."""
+        chosen = {"artifact": self.artifact, "include": self.include, "languages": self.languages, "package": self.package,
+                  "pip_platforms": self.pip_platforms, "pip_python": self.pip_python, "skip": self.skip, "strip": self.strip}
         return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()[:16]
 
     def is_user_path(self, path: str) -> bool:
