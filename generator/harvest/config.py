@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path

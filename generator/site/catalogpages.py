@@ -38,8 +38,8 @@ from .frames import esc, module_key, module_url, project_url, release_url, segme
 from ..labels import catalog_label, page_title
 from ..records.model import Record
 
-RECORD_DIRS = {"llama.cpp": "llama-cpp"}
-_WAS = "\x00was\x00"  # where a reworded entry's line says "was" in the page's language (no escaped text holds NUL)  # where a catalog project's records live under data/errors, when not its slug
+RECORD_DIRS = {"llama.cpp": "llama-cpp"}  # where a catalog project's records live under data/errors, when not its slug
+_WAS = "\x00was\x00"  # where a reworded entry's line says "was" in the page's language (no escaped text holds NUL)
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
