@@ -319,3 +319,22 @@ def test_the_escape_test_finds_what_the_escape_pattern_finds() -> None:
         assert _escapes(text) == (_ESCAPES.search(text) is not None)
 
     check()
+
+
+def test_a_project_may_name_a_shared_call_table_that_exists(tmp_path) -> None:
+    import yaml
+
+    from generator.harvest.config import ConfigError, parse_config
+
+    folder = _catalog(tmp_path)
+    doc = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
+    doc.setdefault("defaults", {})["c_call_sets"] = {"torch": {"TORCH_CHECK": {"kind": "raise", "arg": 1, "joined": True, "checks": 0}}}
+    doc["projects"]["demo"]["c_calls"] = "torch"
+    (folder / "projects.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert _refused(check_catalog(folder), "projects.yaml") == []
+    assert parse_config(doc)["demo"].c_calls["TORCH_CHECK"].checks == 0
+    doc["projects"]["demo"]["c_calls"] = "cuda"
+    (folder / "projects.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert ("CAT002", "/projects/demo/c_calls") in _refused(check_catalog(folder), "projects.yaml")
+    with pytest.raises(ConfigError, match="no defaults.c_call_sets.cuda"):
+        parse_config(doc)

@@ -144,6 +144,27 @@ def test_c_and_rust_guards_and_comments() -> None:
     assert c_guide(RUST.encode(), 4, "rust", "raise") == {"guard": {"kind": "if", "source": "n > MAX"}, "doc": "Validate the request."}
 
 
+def test_a_call_that_checks_a_condition_gives_it_as_the_guard() -> None:
+    source = textwrap.dedent('''\
+        // The forward pass.
+        std::vector<at::Tensor> mha_fwd(at::Tensor &q) {
+            auto dprops = at::cuda::getCurrentDeviceProperties();
+            TORCH_CHECK(dprops->major >= 8, "FlashAttention only supports Ampere GPUs or newer.");
+            at::TORCH_CHECK_VALUE(q.dim() == 4, "q must be 4-D, got ", q.dim());
+            SLT_ERR(slot, "failed to decode");
+            if (q.is_cpu()) {
+                TORCH_CHECK(false, "q must be on CUDA");
+            }
+        }
+        ''').encode()
+    checks = {"TORCH_CHECK": 0, "TORCH_CHECK_VALUE": 0}
+    assert c_guide(source, 4, "cpp", "raise", checks) == {"guard": {"kind": "assert", "source": "dprops->major >= 8"}, "doc": "The forward pass."}
+    assert c_guide(source, 5, "cpp", "raise", checks)["guard"] == {"kind": "assert", "source": "q.dim() == 4"}
+    assert "guard" not in c_guide(source, 6, "cpp", "log", checks)  # a call that checks nothing: no guard
+    assert "guard" not in c_guide(source, 4, "cpp", "raise")  # without the table, as before
+    assert c_guide(source, 8, "cpp", "raise", checks)["guard"] == {"kind": "if", "source": "q.is_cpu()"}  # `false` says nothing
+
+
 @pytest.mark.parametrize("text", ["a\x1bb", "a\u202eb", "a\u200bb", "a\x07b"])
 def test_hostile_text_costs_only_itself(text: str) -> None:
     assert clip(text) is None

@@ -175,6 +175,15 @@ def check_projects(folder: Path) -> tuple[set[str] | None, list[Finding]]:
         return None, findings
     findings = schema_findings(SCHEMA_OF[PROJECTS], raw.path, raw.data, position(raw), HINTS[PROJECTS])
     projects = raw.data.get("projects")
+    if not findings:  # a shared table named by a project must exist (what the schema cannot say)
+        sets = (raw.data.get("defaults") or {}).get("c_call_sets") or {}
+        where = position(raw)
+        for slug, data in sorted(projects.items()):
+            name = data.get("c_calls")
+            if isinstance(name, str) and name not in sets:
+                pointer = f"/projects/{slug}/c_calls"
+                findings.append(make("CAT002", raw.path, pointer, f"{pointer}: no table {name!r} in defaults.c_call_sets", where(pointer),
+                                     hint="name a table of defaults.c_call_sets, or list the calls here"))
     return (set(projects) if isinstance(projects, dict) else set()), findings
 
 

@@ -130,12 +130,14 @@ def projects_schema() -> dict[str, Any]:
     python = {"type": "string", "pattern": r"^[0-9]{1,2}\.[0-9]{1,3}$"}
     call = _object({"kind": {"enum": ["raise", "log", "warn", "assert", "http", "panic"]}, "arg": {"type": "integer", "minimum": 0, "maximum": 20},
                     "level": {"enum": ["error", "critical", "warning"]}, "condition": {"type": "boolean"},
-                    "joined": {"type": "boolean"}, "exception": EXCEPTION}, ["kind"])
+                    "joined": {"type": "boolean"}, "exception": EXCEPTION, "checks": {"type": "integer", "minimum": 0, "maximum": 20}}, ["kind"])
+    calls = {"type": "object", "propertyNames": {"pattern": rf"^{_IDENT}$", "maxLength": 100}, "additionalProperties": call}
     project = _object({
         "repo": REPO, "aliases": _list(REPO), "source_url": SOURCE_URL, "source": {"enum": ["pypi", "git"]}, "package": PACKAGE,
         "artifact": {"enum": ["wheel", "sdist"]}, "strip": PREFIX, "languages": _list({"enum": ["python", "c", "cpp", "rust", "go"]}, minItems=1),
         "include": _list(GLOB), "skip": _list(GLOB), "user": _list(GLOB), "releases": _list(VERSION, uniqueItems=True),
-        "c_calls": {"type": "object", "propertyNames": {"pattern": rf"^{_IDENT}$", "maxLength": 100}, "additionalProperties": call},
+        "c_calls": {"oneOf": [calls, {"type": "string", "pattern": r"^[a-z][a-z0-9_]{0,40}$",
+                                      "description": "the name of a table in defaults.c_call_sets"}]},
         "pip_platforms": platforms, "pip_python": python,
         "symbols": _object({
             "registries": {"type": "object", "propertyNames": {"pattern": r"^[a-z][a-z0-9_]{0,40}$"},
@@ -164,7 +166,9 @@ def projects_schema() -> dict[str, Any]:
     }, ["repo", "source", "languages", "releases"], **{"if": {"properties": {"source": {"const": "pypi"}}}, "then": {"required": ["package"]}})
     return _document("catalog-projects.schema.json", "errdex catalog projects",
                      "data/catalog/projects.yaml: the harvest configuration, per project where its releases come from and which files are read.",
-                     _object({"defaults": _object({"pip_platforms": platforms, "pip_python": python}, []),
+                     _object({"defaults": _object({"pip_platforms": platforms, "pip_python": python,
+                                                           "c_call_sets": {"type": "object", "propertyNames": {"pattern": r"^[a-z][a-z0-9_]{0,40}$"},
+                                                                           "additionalProperties": calls}}, []),
                               "projects": {"type": "object", "propertyNames": SLUG, "additionalProperties": project}}, ["projects"]))
 
 

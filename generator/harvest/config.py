@@ -36,6 +36,7 @@ class CCall:
     condition: bool = False  # GGML_ASSERT(cond): the message is the condition's text
     joined: bool = False  # TORCH_CHECK(cond, "a ", x, " b"): the message is the arguments from `arg` on, joined
     exception: str | None = None  # the exception users see (TORCH_CHECK_VALUE: ValueError)
+    checks: int | None = None  # the argument holding the condition the call checks (TORCH_CHECK(cond, ...): 0), a guide's guard
 
 
 @dataclass
@@ -128,7 +129,13 @@ def parse_config(doc: Any) -> dict[str, Project]:
         for lang in languages:
             if lang not in LANGUAGE_SUFFIXES:
                 raise ConfigError(f"projects.{slug}.languages: unknown language {lang!r}")
-        calls = {name: CCall(**spec) for name, spec in (data.get("c_calls") or {}).items()}
+        table = data.get("c_calls") or {}
+        if isinstance(table, str):  # the name of a table several projects share (defaults.c_call_sets)
+            sets = defaults.get("c_call_sets") or {}
+            if table not in sets:
+                raise ConfigError(f"projects.{slug}.c_calls: no defaults.c_call_sets.{table}")
+            table = sets[table]
+        calls = {name: CCall(**spec) for name, spec in table.items()}
         symbols = data.get("symbols") or {}
         projects[slug] = Project(
             slug=slug,

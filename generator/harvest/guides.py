@@ -26,6 +26,8 @@ from .fetch import Cache
 from .options import _FLAG, MAX_SOURCE, _source, clip, pick_options, release_options
 
 MAX_COMMENT_LINES = 3
+MAX_CALLEE = 200  # bytes of a called macro's or function's name read
+_ALWAYS_FAILS = {"false", "0", "FALSE"}  # a checked condition that always fails: no guard of its own
 # names too common to stand for one option (`model`, `config`, ... are attributes of everything)
 GENERIC = frozenset({"self", "cls", "args", "kwargs", "config", "model", "name", "value", "type", "path", "key",
                      "data", "x", "y", "i", "n", "k", "v", "e", "f", "len", "str", "int", "float", "bool", "list",
@@ -205,8 +207,9 @@ def _comments_before(node) -> str | None:
     return clip(" ".join(t for t in reversed(out) if t)) if out else None
 
 
-def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
-    """The guide parts read at `line` of a C, C++, Rust or Go file (tree-sitter)."""
+def c_guide(source: bytes, line: int, language: str, kind: str, checks: dict[str, int] | None = None) -> dict:
+    """The guide parts read at `line` of a C, C++, Rust or Go file (tree-sitter). `checks`: the calls that check a
+    condition and the argument that holds it (TORCH_CHECK: 0), whose condition is the guard."""
     if len(source) > MAX_SOURCE:
         return {}
     tree, lines = _c_tree(source, language)
@@ -224,14 +227,19 @@ def c_guide(source: bytes, line: int, language: str, kind: str) -> dict:
     if node is None:
         return {}
     guide: dict[str, Any] = {}
+    call = node if node.type in ("call_expression", "macro_invocation") else next(
+        (c for c in node.named_children if c.type in ("call_expression", "macro_invocation")), None)
+    args = call.child_by_field_name("arguments") if call is not None and call.type == "call_expression" else None
+    checked = None
     if kind == "assert":
-        call = node if node.type in ("call_expression", "macro_invocation") else next(
-            (c for c in node.named_children if c.type in ("call_expression", "macro_invocation")), None)
-        args = call.child_by_field_name("arguments") if call is not None and call.type == "call_expression" else None
-        if args is not None and args.named_children:
-            source_text = clip(args.named_children[0].text.decode("utf-8", "replace"))
-            if source_text:
-                guide["guard"] = {"kind": "assert", "source": source_text}
+        checked = 0
+    elif checks and args is not None:
+        callee = (call.child_by_field_name("function").text or b"")[:MAX_CALLEE].decode("utf-8", "replace")
+        checked = checks.get(callee.rsplit("::", 1)[-1])
+    if args is not None and checked is not None and len(args.named_children) > checked:
+        source_text = clip(args.named_children[checked].text.decode("utf-8", "replace"))
+        if source_text and source_text not in _ALWAYS_FAILS:  # TORCH_CHECK(false, ...): the enclosing `if` says when
+            guide["guard"] = {"kind": "assert", "source": source_text}
     guard_node = None
     walker = node
     while walker is not None and "guard" not in guide:
@@ -273,7 +281,7 @@ def guide_for(cache: Cache, project: Project, site: dict, template: str, kind: s
     release, path, line = site["to"], site["path"], site["line"]
     manifest = manifests.get(release)
     if manifest is None:
-        manifest = cache.manifest(project.slug, release)
+        manifest = cache.manifest(project.slug, release, project.selection())
         if manifest is None:
             return None
         manifests[release] = manifest
@@ -287,7 +295,7 @@ def guide_for(cache: Cache, project: Project, site: dict, template: str, kind: s
         if lang == "python":
             guide, names = python_guide(source, line)
         else:
-            guide = c_guide(source, line, lang, kind)
+            guide = c_guide(source, line, lang, kind, {n: c.checks for n, c in project.c_calls.items() if c.checks is not None})
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if lang == "python" and (names or _FLAG.search(template)):
