@@ -19,8 +19,9 @@ The whole catalog's patterns are megabytes; a paste holds a handful of its messa
     the index's literals: the JavaScript pattern, template, exception, ranking facts, release ranges and the
     raise sites a card names (card_sites: one for each release; as indices into the project's releases) and the
     curated records linked to it (links.json).
-  - site shards (key `t<n>`): `"<file name>:<line>" -> [[project, entry id, path, from, to], ...]`, every raise
-    site, for reading traceback frames (`File ".../vllm/x.py", line N`) as generator.cli.matchcatalog does.
+  - site shards (key `t<n>`): `"<file name>:<line>" -> [[entry id, path, from, to, statement head], ...]`, every
+    raise site (its project: the id's part before "/"), for reading traceback frames (`File ".../vllm/x.py", line
+    N`) as generator.cli.matchcatalog does.
 The browser tokenizes a paste on [^A-Za-z0-9_]+, looks up its tokens, keeps the entries whose literal the line
 holds, and only then fetches their shards. Output is deterministic: compact JSON with sorted keys.
 """
@@ -203,14 +204,14 @@ def match_documents(catalog: Catalog, links: dict[str, list[str]]) -> dict[str, 
                 head = statement_head(s.statement)
                 name = s.path.rsplit("/", 1)[-1]
                 for first, last, line in s.spans():  # the releases in which the statement is at each line
-                    at.setdefault(f"{name}:{line}", []).append([slug, entry.id, s.path, first, last, head])
+                    at.setdefault(f"{name}:{line}", []).append([entry.id, s.path, first, last, head])
     sites: dict[int, dict[str, list[list[Any]]]] = {}
     for key, items in at.items():
         sites.setdefault(shard_of(key, SITE_SHARDS), {})[key] = items
     for shard in (*shards.values(), *sites.values()):  # one order whatever the projects' order: by id
         for key, items in shard.items():
             if len(items) > 1:
-                order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i][1:])
+                order = sorted(range(len(items)), key=lambda i: items[i]["id"] if isinstance(items[i], dict) else items[i])
                 shard[key] = [items[i] for i in order]
     always: list[list[Any]] = []
     pieces: dict[int, dict[str, dict[str, list[str]]]] = {}

@@ -224,12 +224,14 @@ function tracebackFit(found, docs) {
     var path = f[0], line = f[1], source = f[2], key = basename(path) + ":" + line;
     var doc = docs.get("t" + (crc32(key) % catalog.siteShards)) || {};
     var byProject = new Map(), ids = new Map();
-    (doc[key] || []).forEach(function (s) {
-      if ((path === s[2] || path.endsWith("/" + s[2])) && (source === null || source.endsWith(s[5]))) {
-        if (!byProject.has(s[0])) { byProject.set(s[0], new Set()); ids.set(s[0], []); }
-        for (var i = s[3]; i <= s[4]; i++) byProject.get(s[0]).add(i);
-        ids.get(s[0]).push(s[1]);
-      }
+    var here = (doc[key] || []).filter(function (s) { // [entry id, path, from, to, statement head]
+      return (path === s[1] || path.endsWith("/" + s[1])) && (source === null || source.endsWith(s[4]));
+    });
+    here.forEach(function (s) {
+      var slug = s[0].split("/")[0];
+      if (!byProject.has(slug)) { byProject.set(slug, new Set()); ids.set(slug, []); }
+      for (var i = s[2]; i <= s[3]; i++) byProject.get(slug).add(i);
+      ids.get(slug).push(s[0]);
     });
     byProject.forEach(function (releases, slug) {
       var fit = fits.get(slug);
@@ -237,9 +239,9 @@ function tracebackFit(found, docs) {
       fit.releases = fit.releases === null ? releases : new Set(Array.from(fit.releases).filter(function (i) { return releases.has(i); }));
       var site = path.split("/site-packages/").pop().split("/dist-packages/").pop() + ":" + line;
       fit.frames.push({ site: site, entries: Array.from(new Set(ids.get(slug))).sort() });
-      (doc[key] || []).forEach(function (s) { // each entry's site at this frame, for its card (fitSites)
-        if (s[0] === slug && (path === s[2] || path.endsWith("/" + s[2])) && (source === null || source.endsWith(s[5])) && !frameSites.has(s[1])) {
-          frameSites.set(s[1], { site: site, row: [s[3], s[4], s[2], line] });
+      here.forEach(function (s) { // each entry's site at this frame, for its card (fitSites)
+        if (s[0].split("/")[0] === slug && !frameSites.has(s[0])) {
+          frameSites.set(s[0], { site: site, row: [s[2], s[3], s[1], line] });
         }
       });
     });
