@@ -210,6 +210,13 @@ def _site(node, lines: list[str], template: str | None, kind: str, function: str
     return Site(template, kind, start + 1, statement_at(lines, start, end), function, exception, level)
 
 
+def call_name(call) -> str | None:
+    """The name a C/C++ call expression calls (`at::TORCH_CHECK(...)`, `ctx->send_error(...)`: the last part), as
+    `c_calls` names it; None when the callee is longer than MAX_CALLEE bytes."""
+    callee = _short_text(call.child_by_field_name("function"), MAX_CALLEE)
+    return None if callee is None else callee.rsplit("::", 1)[-1].rsplit(".", 1)[-1].rsplit("->", 1)[-1]
+
+
 def _joined(args: list) -> str | None:
     """The template of arguments joined as PyTorch's c10::str joins them (`"a ", x, " b"` -> "a {} b"), or None
     when no argument is literal text (or the message is built too long)."""
@@ -240,10 +247,9 @@ def extract_c(source: bytes, language: str, calls: dict[str, CCall]) -> list[Sit
                 if site:
                     sites.append(site)
         elif node.type == "call_expression":
-            callee = _short_text(node.child_by_field_name("function"), MAX_CALLEE)
-            if callee is None:
+            name = call_name(node)
+            if name is None:
                 continue
-            name = callee.rsplit("::", 1)[-1].rsplit(".", 1)[-1].rsplit("->", 1)[-1]
             spec = calls.get(name)
             if spec is None:
                 continue

@@ -23,10 +23,10 @@ from typing import Any
 from .catalog import newest_site, version_key
 from .config import Project
 from .fetch import Cache
+from .extract_tree_sitter import call_name, parser_for
 from .options import _FLAG, MAX_SOURCE, _source, clip, pick_options, release_options
 
 MAX_COMMENT_LINES = 3
-MAX_CALLEE = 200  # bytes of a called macro's or function's name read
 _ALWAYS_FAILS = {"false", "0", "FALSE"}  # a checked condition that always fails: no guard of its own
 # names too common to stand for one option (`model`, `config`, ... are attributes of everything)
 GENERIC = frozenset({"self", "cls", "args", "kwargs", "config", "model", "name", "value", "type", "path", "key",
@@ -143,8 +143,6 @@ def _python_tree(source: bytes) -> tuple[ast.Module, list[str]]:
 
 @lru_cache(maxsize=8)
 def _c_tree(source: bytes, language: str):
-    from .extract_tree_sitter import parser_for
-
     return parser_for(language).parse(source), source.split(b"\n")
 
 
@@ -234,8 +232,7 @@ def c_guide(source: bytes, line: int, language: str, kind: str, checks: dict[str
     if kind == "assert":
         checked = 0
     elif checks and args is not None:
-        callee = (call.child_by_field_name("function").text or b"")[:MAX_CALLEE].decode("utf-8", "replace")
-        checked = checks.get(callee.rsplit("::", 1)[-1])
+        checked = checks.get(call_name(call) or "")
     if args is not None and checked is not None and len(args.named_children) > checked:
         source_text = clip(args.named_children[checked].text.decode("utf-8", "replace"))
         if source_text and source_text not in _ALWAYS_FAILS:  # TORCH_CHECK(false, ...): the enclosing `if` says when
