@@ -29,14 +29,8 @@ class CharSet:
 
     @staticmethod
     def of_text(text: str) -> CharSet:
-        """The characters of a text (a literal run: its distinct code points, merged into ranges)."""
-        out: list[list[int]] = []
-        for code in sorted(set(map(ord, text))):
-            if out and code == out[-1][1] + 1:
-                out[-1][1] = code
-            else:
-                out.append([code, code])
-        return CharSet(tuple((a, b) for a, b in out))
+        """The characters of a text (a literal run: each distinct code point once, merged into ranges)."""
+        return CharSet.build((code, code) for code in set(map(ord, text)))
 
     @staticmethod
     def build(ranges) -> CharSet:
