@@ -178,19 +178,21 @@ def asks(text: str) -> list[Ask]:
     `literal` is looked for in the whole text first: a log that holds none costs one substring search a shape; a
     shape's `requires` is looked for in the whole text once, when a line first fits the shape. Only the lines that
     hold a live shape's literal are read (a 100 MB log is not split into lines)."""
-    present = {literal: literal in text for literal in LITERALS}  # each literal once (shapes share some)
-    live = [c for c in COMPILED if present[c[0]["literal"]]]
-    if not live:
-        return []
-    required: dict[int, bool] = {}  # id of a shape's `requires` -> whether the text holds it
-    starts: set[int] = set()  # the offsets of the lines that hold a live literal
-    for literal in {shape["literal"] for shape, _, _, _ in live}:
+    starts: set[int] = set()  # the offsets of the lines that hold a literal: each literal looked for once
+    present: set[str] = set()
+    for literal in LITERALS:
         at = text.find(literal)
+        if at != -1:
+            present.add(literal)
         while at != -1:
             start = text.rfind("\n", 0, at) + 1
             starts.add(start)
             end = text.find("\n", at)
             at = text.find(literal, at + 1) if end == -1 else text.find(literal, end)
+    live = [c for c in COMPILED if c[0]["literal"] in present]
+    if not live:
+        return []
+    required: dict[int, bool] = {}  # id of a shape's `requires` -> whether the text holds it
     out: list[Ask] = []
     number, counted = 1, 0  # the line number at offset `counted`
     for start in sorted(starts):
