@@ -66,6 +66,7 @@ def shard_keys(index: dict, text: str, files: dict[str, bytes] | None = None) ->
     words = {token for line in text.split("\n") for token in WORD.findall(line)}
     keys: set[str] = set()
     from generator.api.catalogmatch import filter_holds
+    from generator.api.export import decode_file
 
     filt = index["token_filter"]
     bits = base64.b64decode(filt["data"])
@@ -74,7 +75,8 @@ def shard_keys(index: dict, text: str, files: dict[str, bytes] | None = None) ->
         if k not in index["pieces_written"]:
             continue
         keys.add(f"p{k}")
-        piece = json.loads(files[api_path("catalog_match_shard", f"p{k}")]) if files else {}
+        path = api_path("catalog_match_shard", f"p{k}")
+        piece = decode_file(path, files[path]) if files else {}
         for n, group in piece.items():
             for token, probes in group.items():
                 tokens.setdefault(token, []).extend((f"m{n}", p) for p in probes)
@@ -103,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     files = catalog_match_files(args.catalog)
-    gz = {path: len(gzip.compress(body, 6)) for path, body in files.items()}
+    gz = {path: len(body) if path.endswith(".gz") else len(gzip.compress(body, 6)) for path, body in files.items()}  # shards are stored gzipped
     index_path = api_path("catalog_match_index")
-    print(f"catalog match files: {len(files)}, {sum(map(len, files.values())):,} bytes ({sum(gz.values()):,} gzip); "
+    print(f"catalog match files: {len(files)}, {sum(gz.values()):,} bytes gzipped (as stored or served); "
           f"index {len(files[index_path]):,} bytes ({gz[index_path]:,} gzip)")
     paste = traceback_500(args.catalog)
     keys = shard_keys(json.loads(files[index_path]), paste, files)

@@ -119,7 +119,9 @@ PAGES: dict[str, Page] = {
     "severity": Page("browse/severity/{key}/index.md", "browse_list.md.j2", each="severity", title="with_severity", up="severities"),
 }
 
-# The JSON API, relative to API_ROOT (one copy for both languages).
+# The JSON API, relative to API_ROOT (one copy for both languages). A path ending in `.gz` is stored
+# gzip-compressed (api.export.encode_file): the browser's match and drift shards, a quarter of their size, since
+# the site is published where storage is bounded (1 GB on GitHub Pages); the pages inflate them as they read them.
 API: dict[str, str] = {
     "record": "errors/{key}.json",
     "index": "errors.json",
@@ -137,12 +139,12 @@ API: dict[str, str] = {
     "catalog_changes": "catalog/{project}/changes/{key}.json",
     # the browser's catalog match data: the literal index read first, then only the shards a paste needs
     "catalog_match_index": "catalog/match/index.json",
-    "catalog_match_shard": "catalog/match/{key}.json",
+    "catalog_match_shard": "catalog/match/{key}.json.gz",
     # the browser's drift data (generator/api/driftfiles.py): what answers need, the symbol indexes filed by name
     # ({key}: a shard's number), and each project's registries ({key}: a registry's name)
     "drift_index": "drift/index.json",
-    "drift_shard": "drift/{key}.json",
-    "drift_registry": "drift/{project}/{key}.json",
+    "drift_shard": "drift/{key}.json.gz",
+    "drift_registry": "drift/{project}/{key}.json.gz",
 }
 
 # The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a

@@ -18,6 +18,7 @@ from generator.api.driftfiles import SHARDS, drift_documents, drift_files
 from generator.bundle.drift import drift_answers
 from generator.catalog.symbols import indexes as read_indexes
 from generator.match.drift import SHAPES
+from generator.routes import client_routes
 from tests.conftest import serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,11 +91,11 @@ def _browser_answers(browser, folder: Path, cases: list[tuple[str, dict]]) -> li
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(base + "index.html")
-        got = page.evaluate("""async ([base, cases]) => {
-            driftSetup(base + "api/drift/index.json", base + "api/drift/{key}.json", base + "api/drift/{project}/{key}.json");
+        got = page.evaluate("""async ([base, cases, routes]) => {
+            driftSetup(base + routes.api_drift_index, base + routes.api_drift_shard, base + routes.api_drift_registry);
             const out = [];
             for (const [text, wanted] of cases) out.push(await driftAnswers(text, wanted));
-            return out; }""", [base, cases])
+            return out; }""", [base, cases, client_routes()])
         page.close()
     assert errors == []
     return got

@@ -59,8 +59,8 @@ def test_client_routes():
     assert routes.client_routes() == {
         "error_page": "errors/{id}/", "api_record": "api/errors/{id}.json", "api_match": "api/match.json", "search": "pagefind/pagefind.js",
         "paste_page": "match/", "issue_new_error": "issues/new?template=new-error.yml",
-        "api_catalog_match_index": "api/catalog/match/index.json", "api_catalog_match_shard": "api/catalog/match/{key}.json",
-        "api_drift_index": "api/drift/index.json", "api_drift_shard": "api/drift/{key}.json", "api_drift_registry": "api/drift/{project}/{key}.json",
+        "api_catalog_match_index": "api/catalog/match/index.json", "api_catalog_match_shard": "api/catalog/match/{key}.json.gz",
+        "api_drift_index": "api/drift/index.json", "api_drift_shard": "api/drift/{key}.json.gz", "api_drift_registry": "api/drift/{project}/{key}.json.gz",
         "api_catalog_entries": "api/catalog/{project}/entries/{key}.ndjson", "catalog_entry_page": "catalog/entry/",
         "catalog_project_page": "catalog/{project}/",
     }

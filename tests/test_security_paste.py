@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from generator.api.catalogmatch import shard_of, token_filter
+from generator.api.export import decode_file, encode_file
 from generator.routes import api_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,11 @@ def _catalog_entry(entry_id: str) -> tuple[str, str, dict]:
 
 
 def _write_json(path: Path, doc) -> None:
-    path.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    path.write_bytes(encode_file(path.name, doc))  # gzipped where the route says so
+
+
+def _read_json(path: Path):
+    return decode_file(path.name, path.read_bytes())
 
 
 @pytest.fixture(scope="module")
@@ -93,18 +98,18 @@ def hostile_url(built_site, tmp_path_factory):
         n = shard_of(token, index["message_shards"])
         k = n % index["pieces"]  # the probe piece that files the token's shard
         piece_path = api / api_path("catalog_match_shard", f"p{k}")
-        piece = json.loads(piece_path.read_text(encoding="utf-8")) if piece_path.is_file() else {}
+        piece = _read_json(piece_path) if piece_path.is_file() else {}
         piece.setdefault(str(n), {}).setdefault(token, []).append(probe)
         _write_json(piece_path, piece)
         index["pieces_written"] = sorted(set(index["pieces_written"]) | {k})
         shard_path = api / api_path("catalog_match_shard", f"m{n}")
-        shard = json.loads(shard_path.read_text(encoding="utf-8")) if shard_path.is_file() else {}
+        shard = _read_json(shard_path) if shard_path.is_file() else {}
         shard.setdefault(token, []).append(entry)
         _write_json(shard_path, shard)
         index["entries"] += 1
     index["frame"] = f'File "{SLOW}\\.py", line (\\d+)'
     # the token filter holds every token the pieces file, the new ones too
-    filed = {t for k in index["pieces_written"] for group in json.loads((api / api_path("catalog_match_shard", f"p{k}")).read_text(encoding="utf-8")).values()
+    filed = {t for k in index["pieces_written"] for group in _read_json(api / api_path("catalog_match_shard", f"p{k}")).values()
              for t in group}
     index["token_filter"] = token_filter(filed)
     _write_json(index_path, index)

@@ -22,6 +22,7 @@ def site(tmp_path: Path):
     (tmp_path / "404.html").write_text("<h1>not here</h1>", encoding="utf-8")
     (tmp_path / "api").mkdir()
     (tmp_path / "api" / "match.json").write_text('{"patterns": []}' * 40, encoding="utf-8")
+    (tmp_path / "api" / "m0.json.gz").write_bytes(gzip.compress(b'{"a": 1}' * 40, mtime=0))
     (tmp_path / "assets").mkdir()
     (tmp_path / "assets" / "logo.png").write_bytes(b"\x89PNG" + bytes(200))
     (tmp_path / "errors" / "x").mkdir(parents=True)
@@ -52,6 +53,17 @@ def test_text_goes_compressed_to_a_client_that_accepts_it(site):
     assert status == 200 and "Content-Encoding" not in headers and body == (root / "api" / "match.json").read_bytes()
     status, headers, body = _get(base + "/assets/logo.png")  # already compressed formats go as they are
     assert status == 200 and "Content-Encoding" not in headers and body == (root / "assets" / "logo.png").read_bytes()
+
+
+def test_a_file_stored_gzipped_goes_as_it_is_and_says_so(site):
+    """A `.json.gz` file (the browser's shards) is the gzip stream itself: never compressed again, never labelled
+    JSON (a client reading the label would parse gzip bytes)."""
+    root, base = site
+    for gzip_ok in (True, False):
+        status, headers, body = _get(base + "/api/m0.json.gz", gzip_ok=gzip_ok)
+        named = {k.lower(): v for k, v in headers.items()}
+        assert status == 200 and "content-encoding" not in named and named["content-type"] == "application/gzip"
+        assert body == (root / "api" / "m0.json.gz").read_bytes()
 
 
 def test_a_folder_without_an_index_is_the_404_page_not_a_listing(site):

@@ -36,7 +36,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .export import encode_json
+from .export import encode_file, encode_json
 from ..catalog.query import FRAME, MAX_FRAMES, statement_head
 from ..catalog.query import entry_title
 from ..match.rules import RULES, exception_name, partial_text
@@ -255,5 +255,6 @@ def catalog_match_files(catalog_dir: Path, catalog: Catalog | None = None) -> di
     docs = match_documents(catalog, read_links(Path(catalog_dir)))
     files = {api_path("catalog_match_index"): encode_json(docs.pop("index"))}
     for key, doc in docs.items():
-        files[api_path("catalog_match_shard", key)] = encode_json(doc)
+        path = api_path("catalog_match_shard", key)
+        files[path] = encode_file(path, doc)
     return dict(sorted(files.items()))

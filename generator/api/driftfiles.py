@@ -6,13 +6,13 @@ every index.
 - `drift/index.json`: what answers are made of besides the names: each project's pip name, packages, releases
   and registries, the drift shapes, phrases, registries' labels and log patterns (generator/match/drift.py), the
   number of shards.
-- `drift/<n>.json` (n = crc32(key) % SHARDS), keys:
+- `drift/<n>.json.gz` (n = crc32(key) % SHARDS; stored gzipped, as routes.API says), keys:
     `m:<module>`  [[project, the module's line: its releases, star imports, and the releases of each name it binds]]
     `c:<Class>`   [[project, module, the class's line (attributes, methods and their parameters, bases), the module's releases]]
     `f:<name>`    [[project, module, the function's line (its parameters), the module's releases]]
     `n:<name>`    [[project, the first MAX_ELSEWHERE modules `name` can be imported from in the newest release]]
   Ranges strings keep the index's meaning (relative to the enclosing name's releases; "" is the same releases).
-- `drift/<project>/<registry>.json`: a registry's keys and their releases (model types, architectures, flags).
+- `drift/<project>/<registry>.json.gz`: a registry's keys and their releases (model types, architectures, flags).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .. import routes
 from ..catalog.symbols import MAX_DEPTH, Indexes, import_order, indexes as read_indexes
 from ..match.drift import CONTEXT_LINES, MAX_CANDIDATES, MAX_ELSEWHERE, MAX_LINE, PACKAGE_PATH, PHRASES, PROGRAMS, REGISTRIES, REMOTE_CODE, SHAPES, VERSION_LINE
 from .catalogmatch import shard_of  # crc32(key) % count, as the catalog's match shards
-from .export import encode_json
+from .export import encode_file, encode_json
 
 SHARDS = 2048  # ~20 kB of index a shard (43 MB in all): a drift line fetches one to a few of them
 PARTS = ("names", "classes", "functions")
@@ -95,7 +95,8 @@ def drift_files(symbols_dir: Path) -> dict[str, bytes]:
     for key, doc in docs.items():
         if "/" in key:
             project, registry = key.split("/", 1)
-            files[routes.api_path("drift_registry", registry, project=project)] = encode_json(doc)
+            path = routes.api_path("drift_registry", registry, project=project)
         else:
-            files[routes.api_path("drift_shard", key)] = encode_json(doc)
+            path = routes.api_path("drift_shard", key)
+        files[path] = encode_file(path, doc)
     return dict(sorted(files.items()))

@@ -10,6 +10,7 @@ every file on every release, and the manifest's per-file sha256 could then never
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -52,6 +53,18 @@ def encode_json(value: Any, pretty: bool = False) -> bytes:
     for char, escaped in _LINE_BREAKS.items():
         text = text.replace(char, escaped)  # these only ever occur inside strings
     return (text + "\n").encode("utf-8")
+
+
+def encode_file(path: str, value: Any) -> bytes:
+    """The bytes of the API file at `path` (relative to the API root): `encode_json`, gzip-compressed where the
+    route ends in `.gz` (no name or time in the header: the same document, the same bytes)."""
+    data = encode_json(value)
+    return gzip.compress(data, compresslevel=6, mtime=0) if path.endswith(".gz") else data
+
+
+def decode_file(path: str, data: bytes) -> Any:
+    """The document in the API file at `path`: what `encode_file` wrote, read back."""
+    return json.loads(gzip.decompress(data) if path.endswith(".gz") else data)
 
 
 def _record_path(name: str) -> str:

@@ -3,10 +3,10 @@ the files): each route with an example cut from this build's files, and which fi
 
 from __future__ import annotations
 
-import json
 import re
 
 from .. import routes
+from ..api.export import decode_file
 
 
 def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
@@ -21,7 +21,7 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
         if path.endswith(".ndjson"):  # one entry a line: the first
             first = files[path].split(b"\n", 1)[0].decode("utf-8") + "\n"
             return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, its first line", "value": first}}}
-        value = json.loads(files[path])
+        value = decode_file(path, files[path])
         if by_key:
             value = dict(list(value.items())[:2])
             return {"examples": {"first": {"summary": f"GET {routes.API_ROOT}{path}, cut to its first two keys", "value": value}}}
@@ -34,8 +34,12 @@ def openapi_paths(files: dict[str, bytes]) -> dict[str, object]:
         return {"name": name, "in": "path", "required": True, "description": description, "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"}}
 
     def get(op: str, summary: str, description: str, name: str, params: list, cut: tuple[str, ...] = (), by_key: bool = False) -> dict:
-        kind = "application/x-ndjson" if routes.API[name].endswith(".ndjson") else "application/json"
-        media = {"schema": {"type": "object"} if kind == "application/json" else {"type": "string", "contentMediaType": kind}, **example(name, cut, by_key)}
+        route = routes.API[name]
+        kind = "application/x-ndjson" if route.endswith(".ndjson") else "application/gzip" if route.endswith(".gz") else "application/json"
+        schema = {"type": "object"} if kind == "application/json" else {"type": "string", "contentMediaType": kind}
+        if kind == "application/gzip":  # a JSON document stored gzip-compressed (routes.API); the example is the document
+            description += " Stored gzip-compressed (the file is the gzip stream, served as it is): inflate it, then read the JSON."
+        media = {"schema": schema, **example(name, cut, by_key)}
         responses = {"200": {"description": summary, "content": {kind: media}}}
         if params:
             responses["404"] = {"description": "No such project, entry or release."}

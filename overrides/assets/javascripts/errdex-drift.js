@@ -11,7 +11,8 @@
  * crc32(key) % shards), and its registry files. Nothing is fetched for a text that holds no shape's literal. A set
  * of releases is a BigInt bitmask over a project's releases, as in generator/catalog/symbols.py. The answers are
  * the CLI's, field for field: tests/test_drift_browser.py runs both on the same lines and indexes. Every pattern of
- * the drift data runs through the worker's `execute`, as the records' and the catalog's do.
+ * the drift data runs through the worker's `execute`, as the records' and the catalog's do. Files are read with
+ * errdex-match-catalog.js's `fetchData` (loaded first), which inflates the gzip-stored shards and registries.
  */
 "use strict";
 
@@ -24,9 +25,7 @@ function driftSetup(indexUrl, shardUrl, registryUrl) {
 
 function driftFetch(url) {
   if (!driftDocs.has(url)) {
-    driftDocs.set(url, fetch(url, { credentials: "same-origin" }).then(function (r) {
-      return r.ok ? r.json() : null;
-    }).catch(function () { return null; }));
+    driftDocs.set(url, fetchData(url).catch(function () { return null; })); // errdex-match-catalog.js
   }
   return driftDocs.get(url);
 }

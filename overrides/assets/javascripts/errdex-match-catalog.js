@@ -20,6 +20,20 @@ var shardCache = new Map(); // shard or piece key -> Promise of its document
 var TOKEN = /[A-Za-z0-9_]+/g;
 var FRAME_ID = "catalog:frame"; // the frame pattern's id for the page's skip list: no record or entry id has a ":"
 
+// A JSON document of the API, as the build stores it: a route ending in `.gz` (generator/routes.py API) is a gzip
+// stream, inflated here; a server that already inflated it (Content-Encoding: gzip) hands over the JSON itself,
+// which is read as it is (gzip's first two bytes, 1f 8b, never begin a JSON text). Rejects on HTTP errors.
+function fetchData(url) {
+  return fetch(url, { credentials: "same-origin" }).then(function (r) {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.arrayBuffer();
+  }).then(function (buf) {
+    var bytes = new Uint8Array(buf);
+    if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return JSON.parse(new TextDecoder().decode(bytes));
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).json();
+  });
+}
+
 function tokenFilter(f) {
   if (!f || typeof f.data !== "string" || !(f.bits > 0) || !(f.hashes > 0)) return null;
   var raw = atob(f.data), data = new Uint8Array(raw.length);
@@ -138,10 +152,7 @@ function catalogCandidates(text) {
 function shard(key) {
   var p = shardCache.get(key);
   if (!p) {
-    p = fetch(catalog.shardUrl.split("{key}").join(key), { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok) throw new Error("HTTP " + r.status);
-      return r.json();
-    });
+    p = fetchData(catalog.shardUrl.split("{key}").join(key));
     p.catch(function () { shardCache.delete(key); });
     shardCache.set(key, p);
   }
