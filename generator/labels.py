@@ -356,7 +356,6 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "previous_release": {"en": "Previous release", "zh": "上一个版本"},
     "next_release": {"en": "Next release", "zh": "下一个版本"},
     "all_projects": {"en": "All projects", "zh": "全部项目"},
-    "changes": {"en": "What changed", "zh": "变化"},
     "first_release": {"en": "first release read", "zh": "读取的第一个版本"},
     "entry": {"en": "Catalog entry", "zh": "目录条目"},
     "entry_intro": {"en": "One message of the catalog: its template, where it is raised, and the releases that raise it.",
@@ -371,6 +370,10 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "propose": {"en": "Or propose it in an issue", "zh": "或在 issue 中提出"},
     "kind": {"en": "Kind", "zh": "类型"},
     "exception": {"en": "Exception", "zh": "异常"},
+    "message_title": {"en": "{title} ({project} error)", "zh": "{title}（{project} 错误）"},
+    "message_description": {"en": "{project} error: {template}", "zh": "{project} 错误：{template}"},
+    "internal_more": {"en": "and {n} in internal code (the API's changes file lists every one)", "zh": "另有 {n} 条位于内部代码（API 的变化文件列出了全部）"},
+    "switch_language": {"en": "中文", "zh": "English"},
     # an entry's guide (generator/harvest/guides.py): read from the code, never a curated fix
     "from_code": {"en": "Read from the code of {project} {release} (not a curated fix)", "zh": "读自 {project} {release} 的代码（并非人工整理的修复方法）"},
     "guard_if": {"en": "Raised when", "zh": "触发条件"},

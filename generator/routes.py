@@ -148,19 +148,23 @@ API: dict[str, str] = {
 }
 
 # The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a
-# project slug, {key} a module (its folder, '/' written '.') or a release. One page renders any entry from the
-# API (`catalog_entry?id=<project>/<hash>`, read from its entries file): the 38,000 user-facing entries a page each, in two
-# languages and the theme's frame, would be 1.3 GB, over the 1 GB the site is published in (README, "The catalog").
+# project slug, {key} a module (its folder, '/' written '.'), a release or an entry's hash. Every user-facing
+# entry has a page of its own (`catalog_message`: a lean page, not the theme's 17 KB frame, so that 38,000 of them
+# in two languages fit the 1 GB the site is published in); one page renders any other entry from the API
+# (`catalog_entry?id=<project>/<hash>`, read from its entries file).
 CATALOG_PAGES: dict[str, str] = {
     "catalog": "catalog/",
     "catalog_project": "catalog/{project}/",
     "catalog_module": "catalog/{project}/modules/{key}/",
     "catalog_release": "catalog/{project}/releases/{key}/",
+    "catalog_message": "catalog/{project}/messages/{key}/",
     "catalog_entry": "catalog/entry/",
 }
 
 # Files beside the pages, relative to a language root ("feed") or to the site root.
-FEEDS: dict[str, str] = {"feed": "feed.xml", "sitemap": "sitemap.xml", "llms": "llms.txt"}
+# sitemap.xml is a sitemap index: the pages' sitemap, then the catalog entries' pages in files of at most 50,000.
+FEEDS: dict[str, str] = {"feed": "feed.xml", "sitemap": "sitemap.xml", "sitemap_pages": "sitemap-pages.xml",
+                         "sitemap_messages": "sitemap-messages-{key}.xml", "llms": "llms.txt"}
 
 # The search index Pagefind writes (one per language, in one folder at the site root) and its entry script.
 SEARCH_ROOT = "pagefind/"
@@ -267,6 +271,7 @@ def client_routes() -> dict[str, str]:
         "api_drift_shard": api_url("drift_shard", "{key}"),
         "api_drift_registry": api_url("drift_registry", "{key}", project="{project}"),
         "catalog_entry_page": catalog_page_url("catalog_entry"),
+        "catalog_message_page": catalog_page_url("catalog_message"),
         "catalog_project_page": catalog_page_url("catalog_project", "{project}"),
         "search": SEARCH_SCRIPT,
     }

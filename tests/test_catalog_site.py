@@ -146,12 +146,70 @@ def test_every_release_pair_has_a_page_and_a_file(site):
     assert "相对 0.2.0 新增、移除和改写的错误" in page and "Prefix cache is off for {}." in page and "原为" in page
 
 
-def test_a_release_page_links_each_change_to_its_place_on_its_module_page(site):
+def test_a_release_page_links_each_change_to_its_own_page(site):
     page = (site / routes.catalog_page_url("catalog_release", "demo", "0.3.0", lang="en") / "index.html").read_text()
     reworded = page[page.index('id="reworded"'):]
-    assert ('was: <code>Prefix cache is off for {}</code> → <a href="../../modules/servekit/#e-2222222222222222">'
+    assert ('was: <code>Prefix cache is off for {}</code> → <a href="../../messages/2222222222222222/">'
             "<code>Prefix cache is off for {}.</code></a>") in reworded
-    assert 'class="errdex-cat-facts"' not in page  # the facts are on the module page, once
+    assert 'class="errdex-cat-facts"' not in page  # the facts are on the entry's page, once
+
+
+def test_a_release_page_counts_the_changes_in_internal_code_and_links_the_api_file(catalog_dir):
+    from generator.site.catalogpages import CatalogSite
+
+    with unchecked():
+        view = CatalogSite.load(catalog_dir, [], None)
+    project = view.catalog.projects["demo"]
+    internal = next(e for e in project.entries if e.data["tier"] == "internal")
+    view.changes["demo"][-1].added.append(internal)  # as if 0.3.0 added it
+    page = view._release_page(project, len(view.changes["demo"]) - 1, ("en", "zh"))
+    added = page["en"][2][page["en"][2].index('id="added"'):page["en"][2].index('id="removed"')]
+    assert "Added (1)" in added and "block table corrupted" not in added
+    assert '<a href="../../../../api/catalog/demo/changes/0.3.0.json">and 1 in internal code' in added
+    assert '<a href="../../../../../api/catalog/demo/changes/0.3.0.json">另有 1 条位于内部代码' in page["zh"][2]
+
+
+def test_each_user_facing_entry_has_a_lean_page_in_each_language(site):
+    """What a search engine sends a person to: the short title and message in the page's title, the facts, the
+    guide labelled as read from the code, the raise sites, the record or how to start one; in both languages,
+    each naming the other; catalog text only ever as text. An internal entry has none (the entry view shows it)."""
+    for lang in ("en", "zh"):
+        page = (site / routes.catalog_page_url("catalog_message", "demo", "6c82ce52ae657a8f", lang=lang) / "index.html").read_text()
+        title = re.search(r"<title>(.*?)</title>", page).group(1)
+        assert title == ("Scheduler queue is full (… waiting) (demo error) - errdex" if lang == "en" else "Scheduler queue is full (… waiting)（demo 错误） - errdex")
+        assert '<meta name="description" content="demo' in page and "Scheduler queue is full ({} waiting)" in page
+        assert ("Read from the code of demo 0.3.0 (not a curated fix)" if lang == "en" else "读自 demo 0.3.0 的代码（并非人工整理的修复方法）") in page
+        assert "<code>len(self.waiting) &gt;= self.max_waiting</code>" in page and "<code>--max-waiting</code>" in page
+        assert "errdex new demo/scheduler-queue-is-full-waiting --from-catalog demo/6c82ce52ae657a8f" in page
+        assert "servekit/sched.py:88" in page and "0.2.0" in page
+        for other in ("en", "zh"):
+            assert f'hreflang="{other}" href="https://errdex.dev/{routes.lang_root(other)}catalog/demo/messages/6c82ce52ae657a8f/"' in page
+        assert "<script" not in page  # a lean page: the theme's styles, none of its scripts
+    hostile = (site / routes.catalog_page_url("catalog_message", "demo", HOSTILE_ID.split("/")[1], lang="en") / "index.html").read_text()
+    for raw in ("<script>alert", "<img src=x", "</pre><script>", "</dd><script>", "<b>doc</b>", "<i>4096</i>", "<a href=x>", "ERRDEXFRAMEBODY</p>"):
+        assert raw not in hostile, raw
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile
+    assert not (site / routes.catalog_page_url("catalog_message", "demo", "c9fb72e4f5596537")).exists()  # internal
+    module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.v2") / "index.html").read_text()
+    assert '<h3 id="e-93b6920f7d0b9a6c"><a href="../../messages/93b6920f7d0b9a6c/">' in module
+    internal = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.cache") / "index.html").read_text()
+    assert '<h3 id="e-c9fb72e4f5596537"><code>' in internal and "entry/?id=demo/c9fb72e4f5596537" in internal
+
+
+@pytest.mark.browser
+def test_a_lean_page_shows_its_entry_in_the_browser(browser, site):
+    with serving(site) as url:
+        pg = browser.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(url + routes.catalog_page_url("catalog_message", "demo", HOSTILE_ID.split("/")[1], lang="zh"))
+        assert pg.inner_text("h1").startswith("<script>alert(1)</script>")  # text, not markup
+        assert pg.evaluate("document.querySelectorAll('article script, article img').length") == 0
+        assert pg.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor") != "rgba(0, 0, 0, 0)"  # the theme's styles
+        pg.click("a.errdex-lang")
+        assert pg.url.endswith("/catalog/demo/messages/0123456789abcdef/") and "/zh/" not in pg.url
+        pg.close()
+    assert errors == []
 
 
 def test_framed_pages_carry_no_layout_white_space(site):
@@ -169,7 +227,7 @@ def test_catalog_text_never_becomes_markup(site):
     # its folder, "servekit/<b>x<", is a module whose page path escapes every character but letters, digits and '-'
     module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit._3c_b_3e_x_3c_") / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in module and "ERRDEXFRAMEBODY" in module  # a marker in data stays text
-    assert re.search(r'<h3 id="e-0123456789abcdef"><code>&lt;script&gt;', module)
+    assert re.search(r'<h3 id="e-0123456789abcdef"><a href="../../messages/0123456789abcdef/"><code>&lt;script&gt;', module)
 
 
 def test_the_api_files(site):
@@ -204,8 +262,11 @@ def test_the_api_files(site):
         assert "/" + routes.api_path(name, key, project="{project}") in openapi["paths"], name
     entries = openapi["paths"]["/" + routes.api_path("catalog_entries", "{shard}", project="{project}")]["get"]["responses"]["200"]["content"]
     assert entries["application/x-ndjson"]["examples"]["first"]["value"].encode() == next(iter(lines.values()))
-    sitemap = (site / "sitemap.xml").read_text()
+    sitemap = (site / "sitemap-pages.xml").read_text()
     assert "/catalog/demo/releases/0.3.0/" in sitemap and "/zh/catalog/demo/modules/servekit/" in sitemap
+    messages = (site / "sitemap-messages-1.xml").read_text()
+    assert "/catalog/demo/messages/2222222222222222/" in messages and "/zh/catalog/demo/messages/2222222222222222/" in messages
+    assert "c9fb72e4f5596537" not in messages  # internal: no page of its own
 
 
 @pytest.mark.browser

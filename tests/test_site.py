@@ -159,12 +159,12 @@ def test_no_broken_links_and_no_external_assets(built_site):
     for html in built_site.rglob("*.html"):
         text = html.read_text(encoding="utf-8")
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
-        # Nothing is loaded from another host (a canonical link names the page's address; it loads nothing).
-        assert not re.search(r'<(?:script|link)(?![^>]*rel="canonical")[^>]+(?:src|href)="(?:https?:)?//', text), html
+        # Nothing is loaded from another host (a canonical or alternate link names a page's address; it loads nothing).
+        assert not re.search(r'<(?:script|link)(?![^>]*rel="(?:canonical|alternate)")[^>]+(?:src|href)="(?:https?:)?//', text), html
 
 
 def test_sitemap_date_comes_from_the_data(built_site):
-    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    sitemap = (built_site / "sitemap-pages.xml").read_text(encoding="utf-8")
     dates = set(re.findall(r"<lastmod>([^<]+)</lastmod>", sitemap))
     records = check([DATASET], DATASET).records
     assert dates == {r.provenance.last_updated for r in records}  # error pages by their record, others by the newest

@@ -201,7 +201,7 @@ def _stop(running: dict[str, tuple[subprocess.Popen, IO[str]]]) -> None:
         log.close()
 
 
-def _write_feeds(site: Path, records: list[Record], url: str, more: list[str]) -> None:
+def _write_feeds(site: Path, records: list[Record], url: str, more: list[str], messages: list[str] = ()) -> None:
     """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
     # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
     pages = [routes.page_url_of(path) for path, page in routes.generated_pages(records).items() if routes.PAGES[page.route].each != "record"]
@@ -209,7 +209,7 @@ def _write_feeds(site: Path, records: list[Record], url: str, more: list[str]) -
     for lang in LANGS:
         for name in ("sitemap.xml", "sitemap.xml.gz"):  # the builder's own
             (site / lang_root(lang) / name).unlink(missing_ok=True)
-    for rel, text in feed_files(records, url, pages).items():
+    for rel, text in feed_files(records, url, pages, messages).items():
         (site / rel).write_text(text, encoding="utf-8")
 
 
@@ -280,7 +280,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
-    from . import catalogapi, catalogpages as catalogsite
+    from . import catalogapi, catalogmessages, catalogpages as catalogsite
     from .catalogbuild import CatalogJobs
     from ..checks.catalog import CatalogRefused
     from ..api.export import write_api  # written alongside; imported here so that `errdex validate` never needs it
@@ -331,7 +331,8 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         _wait_builders(running, progress)
         for lang in LANGS if jobs is not None else ():
             try:
-                progress.say(f"wrote {frames.fill_pages(sites[lang], jobs.html_pages(lang)):,} catalog pages ({lang})")
+                n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
+                progress.say(f"wrote {n:,} catalog pages ({lang})")
             except frames.FrameError as exc:
                 raise BuildError(str(exc)) from None
     except BaseException:
@@ -352,7 +353,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
             os.rename(entry, api / entry.name)
     else:
         os.rename(work / "api", api)
-    _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"], *view.page_urls()] if view else [])
+    _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"], *view.page_urls()] if view else [], catalogmessages.message_urls(view) if view else [])
     bad_xml = check_xml(site)
     if bad_xml:
         raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))

@@ -46,6 +46,10 @@ def _job(kind: str, arg: object) -> object:
 
         folder = Path(str(arg)) / "symbols"
         return kept("drift", sorted(folder.glob("*.jsonl")), lambda: drift_files(folder))
+    if kind == "messages":
+        from .catalogmessages import message_pages
+
+        return message_pages(view, tuple(arg))
     return view.html_pages_in(tuple(arg))  # every language at once: what the languages share is made once
 
 
@@ -85,6 +89,7 @@ class CatalogJobs:
         self.match: Future = self.pool.submit(_job, "match", str(folder))
         self.api: Future = self.pool.submit(_job, "api", base)
         self.pages: Future = self.pool.submit(_job, "pages", langs)
+        self.messages: Future = self.pool.submit(_job, "messages", langs)
         self.drift: Future = self.pool.submit(_job, "drift", str(folder))
 
     def api_files(self) -> dict[str, bytes]:
@@ -92,6 +97,10 @@ class CatalogJobs:
 
     def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
         return self.pages.result()[lang]
+
+    def message_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
+        """Each user-facing entry's own page in `lang` (written as lean pages, frames.LeanPage)."""
+        return self.messages.result()[lang]
 
     def close(self) -> None:
         global _VIEW

@@ -10,7 +10,8 @@ What it publishes, every address from the routes table:
   frame the site builder renders once per depth (`fill_pages`): the theme's header, navigation and scripts
   around our content, in a fraction of the time a Markdown build of 20 MB of messages takes. Module pages are
   what site search indexes: each entry is a heading with its own anchor and a line of facts; a release's page
-  lists the messages it added, removed and reworded, each linked to its place on its module's page.
+  lists the user-facing messages it added, removed and reworded, each linked to its own page (each user-facing
+  entry has one: generator/site/catalogmessages.py), and counts the others.
 
 Catalog text is upstream text: every value of the catalog (names, releases, paths, templates, anything in its
 files) reaches a page only through `frames.esc`, and a URL or a file name only through `frames.segment`; the
@@ -34,7 +35,7 @@ from ..catalog.reader import Catalog, Entry, Project, bulk_load
 from ..catalog.query import ReleaseChanges, entry_summary, entry_title, release_changes, site_json
 from ..api.export import encode_json
 from .catalogmodules import module_of, split_modules
-from .frames import esc, module_key, module_url, project_url, release_url, segment
+from .frames import esc, message_url, module_key, module_url, project_url, release_url, segment
 from ..labels import catalog_label, page_title
 from ..records.model import Record
 
@@ -55,6 +56,12 @@ def entry_shard(entry: Entry) -> str:
 
 def entry_query(entry: Entry) -> str:
     return "?id=" + quote(entry.id, safe="/")
+
+
+def has_page(entry: Entry) -> bool:
+    """Whether an entry has a page of its own (routes: catalog_message): the user-facing ones. Any other entry is
+    shown by the entry view (catalog_entry, with its id)."""
+    return entry.data.get("tier") == "user"
 
 
 def suggested_id(project: Project, template: str) -> str:
@@ -167,8 +174,12 @@ class CatalogSite:
         doc["guides"] = [{"id": rid, "title": page_title(self.records[rid], "en"), "title_zh": page_title(self.records[rid], "zh"),
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
                           "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
-        query, anchor = entry_query(entry), _anchor(entry)
-        doc["links"] = {"html": entry_pages["en"] + query, "html_zh": entry_pages["zh"] + query,
+        anchor = _anchor(entry)
+        if has_page(entry):
+            shown = {lang: base + message_url(project.slug, entry_key(entry), lang) for lang in ("en", "zh")}
+        else:
+            shown = {lang: entry_pages[lang] + entry_query(entry) for lang in ("en", "zh")}
+        doc["links"] = {"html": shown["en"], "html_zh": shown["zh"],
                         **{name: base + module_url(project.slug, doc["module"], lang) + "#" + anchor for name, lang in (("module", "en"), ("module_zh", "zh"))}}
         if not doc["guides"]:
             doc["new_record"] = self.new_record(project, entry)
@@ -279,9 +290,10 @@ class CatalogSite:
 
     def _entry_html(self, project: Project, entry: Entry, here: str, langs: tuple[str, ...]) -> dict[str, str]:
         """One entry in each language: its template as a heading (its own anchor, a search sub-result), then one line
-        of facts."""
+        of facts; an entry with a page of its own leaves its raise site to that page."""
         d = entry.data
-        site = _newest(entry)
+        own = has_page(entry)
+        site = None if own else _newest(entry)
         known = [esc(x) for x in (d.get("exception") or d.get("kind"), d.get("level")) if x]
         tier = d["tier"] if d.get("tier") in ("user", "internal") else None
         where = None
@@ -294,12 +306,17 @@ class CatalogSite:
             where = f"{where} ({esc(project.releases[index])})"
         guides = self.guides.get(entry.id, [])
         guided = ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
-        entry_page = self._entry_page_rel.get(here)
-        if entry_page is None:
-            entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
-        details = esc(entry_page + entry_query(entry))
-        head = (f'<h3 id="{esc(_anchor(entry))}"><code>{esc(d["template"])}</code></h3>'
-                '<p class="errdex-cat-facts" data-pagefind-ignore>')
+        if has_page(entry):
+            details = esc(routes.relative(here, message_url(project.slug, entry_key(entry))))
+        else:
+            entry_page = self._entry_page_rel.get(here)
+            if entry_page is None:
+                entry_page = self._entry_page_rel[here] = routes.relative(here, routes.catalog_page_url("catalog_entry"))
+            details = esc(entry_page + entry_query(entry))
+        code = f'<code>{esc(d["template"])}</code>'
+        if own:  # the heading is the link to the entry's own page
+            code = f'<a href="{details}">{code}</a>'
+        head = f'<h3 id="{esc(_anchor(entry))}">{code}</h3><p class="errdex-cat-facts" data-pagefind-ignore>'
         out = {}
         for lang in langs:
             L = partial(catalog_label, lang=lang)
@@ -307,16 +324,21 @@ class CatalogSite:
             if where is not None:
                 facts.append(where)
             facts.append(esc(self.ranges(project, entry, lang)))
-            facts.append(L("guide") + ": " + guided if guides else L("no_guide"))
-            facts.append(f'<a href="{details}">{L("details")}</a>')
+            if guides or not own:
+                facts.append(L("guide") + ": " + guided if guides else L("no_guide"))
+            if not own:
+                facts.append(f'<a href="{details}">{L("details")}</a>')
             out[lang] = head + " · ".join(facts) + "</p>\n"
         return out
 
     def _entry_line(self, project: Project, entry: Entry, here: str, was: Entry | None = None) -> str:
-        """One entry on a release's page: its template, linked to its place on its module's page (where its facts
-        are), after the wording it replaced (`was`, the word itself left as _WAS for the language)."""
-        there = module_url(project.slug, self.entry_module(entry))
-        href = esc(routes.relative(here, there) + "#" + _anchor(entry))
+        """One entry on a release's page: its template, linked to its own page (a user-facing entry) or to its place
+        on its module's page (where its facts are), after the wording it replaced (`was`, the word itself left as
+        _WAS for the language)."""
+        if has_page(entry):
+            href = esc(routes.relative(here, message_url(project.slug, entry_key(entry))))
+        else:
+            href = esc(routes.relative(here, module_url(project.slug, self.entry_module(entry))) + "#" + _anchor(entry))
         before = f'{_WAS}: <code>{esc(was.data["template"])}</code> → ' if was is not None else ""
         return f'<li>{before}<a href="{href}"><code>{esc(entry.data["template"])}</code></a></li>'
 
@@ -337,8 +359,14 @@ class CatalogSite:
         ch = changes[i]
         release, previous = project.releases[ch.after], project.releases[ch.before]
         here = release_url(project.slug, release)
-        shown = {key: [self._entry_line(project, e, here) for e in items] for key, items in (("added", ch.added), ("removed", ch.removed))}
-        reworded = [self._entry_line(project, new, here, was=old) for old, new in ch.reworded]
+        # the messages users meet (those with a page of their own) are listed; the ones in internal code counted,
+        # with the API's changes file, which lists every one
+        groups = (("added", ch.added), ("removed", ch.removed), ("reworded", [(old, new) for old, new in ch.reworded]))
+        listed = {key: [x for x in items if has_page(x[1] if isinstance(x, tuple) else x)] for key, items in groups}
+        shown = {key: [self._entry_line(project, new, here, was=old) if isinstance(x, tuple) else self._entry_line(project, x, here)
+                       for x in listed[key] for old, new in [x if isinstance(x, tuple) else (None, x)]] for key, _ in groups}
+        internal = {key: len(items) - len(listed[key]) for key, items in groups}
+        changes_file = routes.api_url("catalog_changes", segment(release), project=segment(project.slug))
         out = {}
         for lang in langs:
             L = partial(catalog_label, lang=lang)
@@ -349,12 +377,14 @@ class CatalogSite:
                 nxt = project.releases[changes[i + 1].after]
                 nav.append(L("next_release") + ": " + self._link(here, release_url(project.slug, nxt), nxt))
             parts = [f"<p>{' · '.join(nav)}</p>"]
-            for key, items in shown.items():
-                parts.append(f'<h2 id="{key}">{L(key)} ({len(items)})</h2>')
-                parts.append(f"<ul>{''.join(items)}</ul>" if items else f"<p>{L('none')}</p>")
-            parts.append(f'<h2 id="reworded">{L("reworded")} ({len(ch.reworded)})</h2>')
+            api = esc("../" * here.count("/") + routes.to_site_root(lang) + changes_file)
             was = L("was")
-            parts.append(f"<ul>{''.join(line.replace(_WAS, was) for line in reworded)}</ul>" if reworded else f"<p>{L('none')}</p>")
+            for key, items in shown.items():
+                parts.append(f'<h2 id="{key}">{L(key)} ({len(items) + internal[key]})</h2>')
+                lines = "".join(line.replace(_WAS, was) for line in items)
+                if internal[key]:
+                    lines += f'<li><a href="{api}">{esc(L("internal_more", n=str(internal[key])))}</a></li>'
+                parts.append(f"<ul>{lines}</ul>" if lines else f"<p>{L('none')}</p>")
             parts.append(f'<h2 id="moved">{L("moved")}: {len(ch.moved)}</h2>')
             title = L("release_title", project=project.slug, release=release, previous=previous)
             counts = f"+{len(ch.added)} −{len(ch.removed)} ~{len(ch.reworded)}"

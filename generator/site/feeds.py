@@ -17,6 +17,8 @@ from ..records.model import Record
 from ..routes import LANGS, api_url, feed_path, lang_root, page_url
 
 FEED_SIZE = 50
+SITEMAP_URLS = 50_000  # the sitemaps protocol's limit on the URLs of one file
+_SITEMAPS = '<?xml version="1.0" encoding="UTF-8"?>\n<{tag} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{rows}</{tag}>\n'
 
 
 def _stamp(day: str) -> str:
@@ -123,11 +125,26 @@ Everything is static JSON; no key, no rate limit, no server logic. Record ids lo
 """
 
 
-def feed_files(records: list[Record], site_url: str, other_pages: list[str]) -> dict[str, str]:
-    """Relative path under the site root -> text, for every feed file."""
+def message_sitemaps(site_url: str, messages: list[str]) -> dict[str, str]:
+    """The catalog entries' own pages (URLs relative to a language root) in every language, in files of at most
+    SITEMAP_URLS; each page names its other languages itself (hreflang), so the files list addresses only."""
+    urls = [site_url + lang_root(lang) + url for url in sorted(set(messages)) for lang in LANGS]
+    files = {}
+    for n, start in enumerate(range(0, len(urls), SITEMAP_URLS), 1):
+        rows = "".join(f"  <url><loc>{escape(u)}</loc></url>\n" for u in urls[start:start + SITEMAP_URLS])
+        files[feed_path("sitemap_messages").replace("{key}", str(n))] = _SITEMAPS.format(tag="urlset", rows=rows)
+    return files
+
+
+def feed_files(records: list[Record], site_url: str, other_pages: list[str], messages: list[str] = ()) -> dict[str, str]:
+    """Relative path under the site root -> text, for every feed file. The sitemap is an index of the pages'
+    sitemap and the catalog entries' pages' (`messages`)."""
     if not site_url.endswith("/"):
         site_url += "/"
     files = {feed_path("feed", lang): atom_feed(records, site_url, lang) for lang in LANGS}
-    files[feed_path("sitemap")] = sitemap(records, site_url, other_pages)
+    sitemaps = {feed_path("sitemap_pages"): sitemap(records, site_url, other_pages), **message_sitemaps(site_url, list(messages))}
+    files.update(sitemaps)
+    rows = "".join(f"  <sitemap><loc>{escape(site_url + name)}</loc></sitemap>\n" for name in sitemaps)
+    files[feed_path("sitemap")] = _SITEMAPS.format(tag="sitemapindex", rows=rows)
     files[feed_path("llms")] = llms_txt(records, site_url)
     return files

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import html
 import json
+import posixpath
 import re
 import shutil
 from pathlib import Path
@@ -84,6 +85,11 @@ def release_url(slug: str, release: str, lang: str | None = None) -> str:
     return routes.catalog_page_url("catalog_release", segment(slug), segment(release), lang=lang)
 
 
+def message_url(slug: str, key: str, lang: str | None = None) -> str:
+    """A user-facing entry's own page: `key` is the hash part of its id."""
+    return routes.catalog_page_url("catalog_message", segment(slug), segment(key), lang=lang)
+
+
 def nav_with_catalog(nav: list, lang: str) -> list:
     """A config's nav with the catalog's home after the first section ("Browse")."""
     at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and isinstance(next(iter(item.values())), list)), len(nav))
@@ -133,8 +139,10 @@ def source_pages(view, lang: str) -> dict[str, str]:
     return pages
 
 
-def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]]) -> int:
+def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[str, tuple[str, str, str]] | None = None,
+               lang: str = "en", site_url: str = "") -> int:
     """Write `pages` (URL relative to the language root `site` -> title, description, body HTML) in their frames,
+    and `lean` (the same, the body holding its own heading) as lean pages (`LeanPage`, made from the deepest frame),
     then remove the frames. Returns how many pages were written."""
     frames = {}
     for depth, url in FRAMES.items():
@@ -149,12 +157,21 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]]) -> int:
             text = _LAYOUT_SPACE.sub("\n", text)
         frames[depth] = (url, text)
     shutil.rmtree(site / "catalog" / FRAMES[2].split("/")[1])
+    leaner = LeanPage(*frames[max(frames)], lang, site_url) if lean else None
+    if leaner is not None and lang == routes.LANGS[0]:  # the site root's assets are the first language's
+        (site / LEAN_CSS).write_text(leaner.stylesheet(), encoding="utf-8")
+    for url, (title, description, body) in sorted((lean or {}).items()):
+        _check_url(url)
+        if url.count("/") != leaner.depth:
+            raise FrameError(f"no lean frame for {url} (depth {url.count('/')})")
+        target = site / url / "index.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(leaner.page(url, title, description, body), encoding="utf-8")
     for url, (title, description, body) in sorted(pages.items()):
         depth = url.count("/")
         if depth not in frames:
             raise FrameError(f"no frame for {url} (depth {depth})")
-        if not _PAGE_URL.fullmatch(url) or "/../" in f"/{url}" or "/./" in f"/{url}":
-            raise FrameError(f"{url!r} is not a catalog page's address: it would be written outside its folder")
+        _check_url(url)
         frame_url, text = frames[depth]
         head, tail = text.split(f"<p>{MARK_BODY}</p>")
         head, tail = (part.replace(MARK_TITLE, esc(title)).replace(MARK_DESCRIPTION, esc(description))
@@ -163,4 +180,65 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]]) -> int:
         target = site / url / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page, encoding="utf-8")
-    return len(pages)
+    return len(pages) + len(lean or {})
+
+
+def _check_url(url: str) -> None:
+    if not _PAGE_URL.fullmatch(url) or "/../" in f"/{url}" or "/./" in f"/{url}":
+        raise FrameError(f"{url!r} is not a catalog page's address: it would be written outside its folder")
+
+
+_HEAD_LINK = re.compile(r'<link rel="(?:icon|stylesheet)" href="[^"<>]*">')
+_BODY = re.compile(r"<body [^<>]*>")
+LEAN_CSS = "assets/stylesheets/errdex-lean.css"  # relative to the site root
+_TAB = re.compile(r'<a href="([^"<>]*)" class="md-tabs__link">\s*([^<>]*?)\s*</a>')
+
+
+class LeanPage:
+    """A page of tens of thousands (each user-facing catalog entry's, in each language): the theme's stylesheets and
+    header bar, with the home, the paste page and the catalog as the theme's tabs name them (taken from a frame
+    the theme rendered at the same depth), around the content; none of the frame's navigation tree, search
+    dialog, repository widget or scripts (some 17 KB a page: 1.3 GB for all of them, over what the site is
+    published in). The page names its address in every language (alternate), and links to itself in the other
+    language."""
+
+    def __init__(self, frame_url: str, text: str, lang: str, site_url: str):
+        head = text.split("</head>", 1)[0]
+        up = "../" * frame_url.count("/")
+        wanted = [up.rstrip("/"), up + routes.page_url("match"), routes.relative(frame_url, routes.CATALOG_PAGES["catalog"])]
+        tabs = dict((href, name) for href, name in _TAB.findall(text))
+        found = {"links": _HEAD_LINK.findall(head), "body": _BODY.search(text), "tabs": all(href in tabs for href in wanted)}
+        missing = [name for name, value in found.items() if not value]
+        if missing:
+            raise FrameError(f"the frame {frame_url} has no {', '.join(missing)} for the lean pages")
+        self.depth = frame_url.count("/")
+        self.lang, self.site_url = lang, site_url
+        icon = [link for link in found["links"] if 'rel="icon"' in link]
+        # one stylesheet that imports the theme's (LEAN_CSS, written beside them by `lean_stylesheet`)
+        self.sheets = [re.search(r'href="([^"]*)"', link).group(1) for link in found["links"] if 'rel="stylesheet"' in link]
+        self.root = up + routes.to_site_root(lang)  # the site root, from a page at this depth
+        self.head = "\n".join(icon + [f'<link rel="stylesheet" href="{self.root}{LEAN_CSS}">'])
+        self.body = found["body"].group(0)
+        home, *rest = wanted
+        self.nav = f'<a class="md-header__title" href="{home}/">errdex</a>' + "".join(f'<a href="{href}">{tabs[href]}</a>' for href in rest)
+
+    def stylesheet(self) -> str:
+        """LEAN_CSS: the frame's stylesheets, imported in order (their addresses relative to the file's folder)."""
+        here, root = posixpath.dirname(LEAN_CSS), self.root
+        if not self.sheets or not all(href.startswith(root) for href in self.sheets):
+            raise FrameError(f"the frame's stylesheets are not under the site root: {self.sheets}")
+        return "".join(f'@import "{posixpath.relpath(href[len(root):], here)}";\n' for href in self.sheets)
+
+    def page(self, url: str, title: str, description: str, body: str) -> str:
+        lang, up = self.lang, "../" * self.depth
+        alternates = "".join(f'<link rel="alternate" hreflang="{code}" href="{esc(self.site_url + routes.lang_root(code) + url)}">\n' for code in routes.LANGS)
+        other = next((code for code in routes.LANGS if code != lang), lang)
+        switch = (f'<a class="errdex-lang" href="{esc(up + routes.to_lang_root(lang, other) + url)}" hreflang="{other}" '
+                  f'lang="{other}">{esc(catalog_label("switch_language", lang))}</a>')
+        return (f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+                '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
+                f"<title>{esc(title)} - errdex</title>\n<meta name=\"description\" content=\"{esc(description)}\">\n"
+                f'{alternates}{self.head}\n</head>\n'
+                f'{self.body}\n<header class="md-header"><nav class="md-header__inner md-grid errdex-lean">{self.nav}{switch}</nav></header>\n'
+                f'<div class="md-container"><main class="md-main"><div class="md-main__inner md-grid"><div class="md-content">'
+                f'<article class="md-content__inner md-typeset">\n{body}\n</article></div></div></main></div>\n</body>\n</html>\n')

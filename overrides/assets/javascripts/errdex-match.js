@@ -47,6 +47,7 @@
   var driftUrls = apiUrl("drift-index") ? { index: apiUrl("drift-index"), shard: apiUrl("drift-shard"), registry: apiUrl("drift-registry") } : null;
   var driftList = root.querySelector("[data-errdex-matcher-drift]");
   var entryPage = root.getAttribute("data-route-catalog-entry");
+  var messagePage = root.getAttribute("data-route-catalog-message"); // a user-facing entry's own page
   var entriesUrl = apiUrl("catalog-entries");
   var codeLabels = JSON.parse(root.getAttribute("data-code-labels") || "{}");
   var GUIDES = 3; // catalog cards with no record whose guide is fetched (its entries file: one request each)
@@ -177,7 +178,7 @@
     item.value = n;
     var head = el("p", "errdex-card__title");
     var link = el("a", null, (lang === "zh" && c.title_zh) || c.title);
-    link.href = r.type === "catalog" ? (c.guide ? pageUrl(c.guide) : entryUrl(r.id)) : pageUrl(r.id);
+    link.href = r.type === "catalog" ? (c.guide ? pageUrl(c.guide) : entryUrl(r)) : pageUrl(r.id);
     head.appendChild(link);
     if (r.partial) {
       var badge = el("span", "errdex-card__badge", msg("partial"));
@@ -303,16 +304,22 @@
         box.appendChild(el("p", "errdex-matcher__absent", fmt("not-in", [w[1], w[2], when])));
       });
       var entry = el("a", "errdex-matcher__entry", msg("entry"));
-      entry.href = entryUrl(r.id);
+      entry.href = entryUrl(r);
       box.appendChild(el("p")).appendChild(entry);
     }
     box.appendChild(el("p", "errdex-matcher__why", msg("why") + " " + fmt("score", [r.score]) + "; " + r.reasons.map(why).filter(Boolean).join("; ")));
     return box;
   }
 
-  function entryUrl(id) {
+  // Where a catalog entry is shown: a user-facing one's own page (generator/site/catalogpages.has_page), any
+  // other's in the entry view, by its id.
+  function entryUrl(r) {
+    var id = /^([a-z0-9][a-z0-9.-]{0,63})\/([0-9a-f]{16})$/.exec(r.id);
+    if (id && messagePage && r.catalog && r.catalog.tier === "user") {
+      return new URL(messagePage.replace("{project}", id[1]).replace("{key}", id[2]), pageRoot).href;
+    }
     var entry = new URL(entryPage, pageRoot);
-    entry.searchParams.set("id", id);
+    entry.searchParams.set("id", r.id);
     return entry.href;
   }
 
