@@ -373,7 +373,6 @@ CATALOG_LABELS: dict[str, dict[str, str]] = {
     "message_title": {"en": "{title} ({project} error)", "zh": "{title}（{project} 错误）"},
     "message_description": {"en": "{project} error: {template}", "zh": "{project} 错误：{template}"},
     "internal_more": {"en": "and {n} in internal code (the API's changes file lists every one)", "zh": "另有 {n} 条位于内部代码（API 的变化文件列出了全部）"},
-    "switch_language": {"en": "中文", "zh": "English"},
     # an entry's guide (generator/harvest/guides.py): read from the code, never a curated fix
     "from_code": {"en": "Read from the code of {project} {release} (not a curated fix)", "zh": "读自 {project} {release} 的代码（并非人工整理的修复方法）"},
     "guard_if": {"en": "Raised when", "zh": "触发条件"},

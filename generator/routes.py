@@ -157,9 +157,11 @@ CATALOG_PAGES: dict[str, str] = {
     "catalog_project": "catalog/{project}/",
     "catalog_module": "catalog/{project}/modules/{key}/",
     "catalog_release": "catalog/{project}/releases/{key}/",
-    "catalog_message": "catalog/{project}/messages/{key}/",
+    "catalog_message": "catalog/{project}/messages/{key}/",  # the entries of tier CATALOG_MESSAGE_TIER
     "catalog_entry": "catalog/entry/",
 }
+
+CATALOG_MESSAGE_TIER = "user"  # the entries with a page of their own (catalog_message): the user-facing ones
 
 # Files beside the pages, relative to a language root ("feed") or to the site root.
 # sitemap.xml is a sitemap index: the pages' sitemap, then the catalog entries' pages in files of at most 50,000.

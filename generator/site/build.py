@@ -128,6 +128,7 @@ def _theme_config(lang: str) -> dict:
         "site_root": routes.to_site_root(lang),
         "only_here": _only_in(lang),
         "routes": routes.client_routes(),
+        "message_tier": routes.CATALOG_MESSAGE_TIER,  # a catalog entry of this tier has a page of its own
         "segment": searchtext.RULES if lang in searchtext.SEGMENTED else None,
         # the search box asks the matcher only for a line it could recognise, cut-off lines included (match rules)
         "partial_min_chars": MATCH_RULES["partial_min_chars"],

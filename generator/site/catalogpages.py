@@ -61,7 +61,7 @@ def entry_query(entry: Entry) -> str:
 def has_page(entry: Entry) -> bool:
     """Whether an entry has a page of its own (routes: catalog_message): the user-facing ones. Any other entry is
     shown by the entry view (catalog_entry, with its id)."""
-    return entry.data.get("tier") == "user"
+    return entry.data.get("tier") == routes.CATALOG_MESSAGE_TIER
 
 
 def suggested_id(project: Project, template: str) -> str:

@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 
 from .. import chars, routes
-from ..labels import CATALOG_LABELS, catalog_label
+from ..labels import CATALOG_LABELS, LANGUAGE_NAMES, catalog_label
 from .markup import front_matter_value
 
 FRAME = "_frame"  # never a project slug (those start with a letter or digit)
@@ -234,7 +234,7 @@ class LeanPage:
         alternates = "".join(f'<link rel="alternate" hreflang="{code}" href="{esc(self.site_url + routes.lang_root(code) + url)}">\n' for code in routes.LANGS)
         other = next((code for code in routes.LANGS if code != lang), lang)
         switch = (f'<a class="errdex-lang" href="{esc(up + routes.to_lang_root(lang, other) + url)}" hreflang="{other}" '
-                  f'lang="{other}">{esc(catalog_label("switch_language", lang))}</a>')
+                  f'lang="{other}">{esc(LANGUAGE_NAMES[other])}</a>')
         return (f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
                 '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
                 f"<title>{esc(title)} - errdex</title>\n<meta name=\"description\" content=\"{esc(description)}\">\n"

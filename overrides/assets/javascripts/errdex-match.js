@@ -47,7 +47,8 @@
   var driftUrls = apiUrl("drift-index") ? { index: apiUrl("drift-index"), shard: apiUrl("drift-shard"), registry: apiUrl("drift-registry") } : null;
   var driftList = root.querySelector("[data-errdex-matcher-drift]");
   var entryPage = root.getAttribute("data-route-catalog-entry");
-  var messagePage = root.getAttribute("data-route-catalog-message"); // a user-facing entry's own page
+  var messagePage = root.getAttribute("data-route-catalog-message"); // the own page of an entry of messageTier
+  var messageTier = root.getAttribute("data-catalog-message-tier");
   var entriesUrl = apiUrl("catalog-entries");
   var codeLabels = JSON.parse(root.getAttribute("data-code-labels") || "{}");
   var GUIDES = 3; // catalog cards with no record whose guide is fetched (its entries file: one request each)
@@ -311,11 +312,11 @@
     return box;
   }
 
-  // Where a catalog entry is shown: a user-facing one's own page (generator/site/catalogpages.has_page), any
-  // other's in the entry view, by its id.
+  // Where a catalog entry is shown: its own page when its tier has them (routes.CATALOG_MESSAGE_TIER), else the
+  // entry view, by its id.
   function entryUrl(r) {
     var id = /^([a-z0-9][a-z0-9.-]{0,63})\/([0-9a-f]{16})$/.exec(r.id);
-    if (id && messagePage && r.catalog && r.catalog.tier === "user") {
+    if (id && messagePage && messageTier && r.catalog && r.catalog.tier === messageTier) {
       return new URL(messagePage.replace("{project}", id[1]).replace("{key}", id[2]), pageRoot).href;
     }
     var entry = new URL(entryPage, pageRoot);
