@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import routes
 from ..catalog.reader import CatalogQueryError, check_version
 from ..catalog.query import entry_summary
 from .knowledge import Knowledge, ToolInputError
@@ -81,7 +82,8 @@ def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
     first. A catalog entry's:
     its title cut from the message, project, exception and releases (with the oldest and newest harvested), what
     the code says around it (`from_code`: the entry's guide, read mechanically at a release, never a curated fix),
-    and the fix of the record that explains it (`guide`) when one does."""
+    and the fix of the record that explains it (`guide`, its page as `url`) when one does; else, for a user-facing
+    entry, its own page on the site (`url`)."""
     if item["type"] == "record":
         out = dict(k.api.document(item["id"])["card"])
         out["url"] = item.get("url")
@@ -94,6 +96,8 @@ def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
         if guide is not None and guide in k.api.documents:
             doc = k.api.document(guide)
             out.update(guide=guide, fix=doc["card"].get("fix"), url=k.api.page_url(doc["links"]["html"]))
+        elif c.get("tier") == routes.CATALOG_MESSAGE_TIER:  # entry ids are checked: <project>/<16 hex>, as the route takes them
+            out["url"] = k.api.site_page(routes.catalog_page_url("catalog_message", c["project"], item["id"].split("/", 1)[1]))
     if item.get("partial"):
         out["partial"] = True
     return {key: v for key, v in out.items() if v is not None}

@@ -61,6 +61,11 @@ class ApiData:
             return urllib.parse.urljoin(self.site_url, path)
         return path
 
+    def site_page(self, path: str) -> str:
+        """A page by its path relative to the site root (routes), as `page_url` gives a record's: an absolute URL
+        when the site's address is known, else site-relative (`/catalog/...`)."""
+        return urllib.parse.urljoin(self.site_url, path) if self.site_url else "/" + path
+
 
 def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None) -> ApiData:
     """ApiData from the API's files (path -> bytes); every file is checked against the manifest."""
