@@ -268,3 +268,27 @@ def test_match_pages_carry_the_matcher_with_its_routes_and_words(built_site):
         assert f'aria-label="{words[lang]["label"]}"' in raw and raw.count("data-errdex-matcher ") == 1
         source = (site_mod.DOCS / lang / "match.md").read_text(encoding="utf-8")
         assert "data-errdex-matcher" not in source and "<script" not in source
+
+
+def test_the_link_check_judges_each_link_from_where_it_is(tmp_path):
+    """Links up ('../'), down, absolute and outside the site, from pages at several depths: each broken one named
+    (once per target, whichever page of a folder's subtree links it first), none that resolves."""
+    from generator.site.check import check_links
+
+    pages = {
+        "index.html": '<a href="a/">a</a> <a href="gone/">x</a> <a href="../up/">x</a>',
+        "a/index.html": '<a href="../">home</a> <a href="b/c/">c</a> <img src="../assets/x.png">',
+        "a/b/c/index.html": '<a href="../../../a/">a</a> <a href="../../../nothing/">x</a> <a href="/a/b/c/">c</a> <a href="../../../../../out/">x</a>',
+        "a/b/d/index.html": '<a href="../../../nothing/">x</a> <a href="../c/">c</a> <a href="#top">t</a> <a href="https://example.org/">e</a>',
+    }
+    for rel, text in pages.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(f"<!doctype html><body> {text}</body>", encoding="utf-8")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "x.png").write_bytes(b"png")
+    assert check_links(tmp_path) == [
+        "a/b/c/index.html -> ../../../nothing/",
+        "a/b/c/index.html -> ../../../../../out/ (outside the site)",
+        "index.html -> gone/",
+        "index.html -> ../up/ (outside the site)",
+    ]
