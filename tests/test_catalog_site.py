@@ -190,6 +190,8 @@ def test_each_user_facing_entry_has_a_lean_page_in_each_language(site):
         assert raw not in hostile, raw
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile
     assert not (site / routes.catalog_page_url("catalog_message", "demo", "c9fb72e4f5596537")).exists()  # internal
+    old = (site / routes.catalog_page_url("catalog_message", "demo", "1111111111111111") / "index.html").read_text()
+    assert '<h2 id="variants">Other wordings of this message</h2><ul><li><a href="../2222222222222222/"><code>Prefix cache is off for {}.</code>' in old
     module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.v2") / "index.html").read_text()
     assert '<h3 id="e-93b6920f7d0b9a6c"><a href="../../messages/93b6920f7d0b9a6c/">' in module
     internal = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.cache") / "index.html").read_text()

@@ -12,20 +12,13 @@ from .. import routes
 from ..catalog.query import entry_title
 from ..catalog.reader import Entry, Project
 from ..labels import CATALOG_LABELS, catalog_label, page_title
-from .catalogpages import CatalogSite, _anchor, entry_key, entry_query, has_page
+from .catalogpages import CatalogSite, _anchor, entry_key, has_page
 from .frames import esc, message_url, module_url, project_url
 
 
 def message_urls(view: CatalogSite) -> list[str]:
     """The URLs (relative to a language root) of the entries' own pages, without rendering them."""
     return [message_url(slug, entry_key(e)) for slug, p in sorted(view.catalog.projects.items()) for e in p.entries if has_page(e)]
-
-
-def entry_url(entry: Entry) -> str:
-    """Where an entry is shown, relative to a language root: its own page, or the entry view with its id."""
-    if has_page(entry):
-        return message_url(entry.id.split("/", 1)[0], entry_key(entry))
-    return routes.catalog_page_url("catalog_entry") + entry_query(entry)
 
 
 def message_pages(view: CatalogSite, langs: tuple[str, ...]) -> dict[str, dict[str, tuple[str, str, str]]]:
@@ -46,8 +39,8 @@ def _message_page(view: CatalogSite, project: Project, entry: Entry, here: str, 
                   langs: tuple[str, ...]) -> dict[str, tuple[str, str, str]]:
     """One entry as a page a search engine sends a person to: its title and message, what raises it and in which
     releases, what the code says around it (labelled as read from the code), the records that explain it or how
-    to start one, every raise site per release with its statement, and its other wordings. Every catalog
-    value goes through `esc`."""
+    to start one, every raise site per release range (the newest with its statement), and its other wordings (each
+    linked to its own page, or to the entry view). Every catalog value goes through `esc`."""
     d, slug = entry.data, project.slug
     title = entry_title(d["template"])
     module = view.entry_module(entry)
@@ -64,8 +57,10 @@ def _message_page(view: CatalogSite, project: Project, entry: Entry, here: str, 
     variants = []
     for vid in d.get("variants") or []:
         other = by_id.get(vid)
-        href = routes.relative(here, entry_url(other)) if other is not None else (
-            routes.relative(here, routes.catalog_page_url("catalog_entry")) + "?id=" + quote(str(vid), safe="/"))
+        if other is not None and has_page(other):
+            href = routes.relative(here, message_url(slug, entry_key(other)))
+        else:
+            href = routes.relative(here, routes.catalog_page_url("catalog_entry")) + "?id=" + quote(str(vid), safe="/")
         text = other.data["template"] if other is not None else str(vid)
         variants.append(f'<li><a href="{esc(href)}"><code>{esc(text)}</code></a></li>')
     records = view.guides.get(entry.id, [])

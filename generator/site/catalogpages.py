@@ -306,7 +306,7 @@ class CatalogSite:
             where = f"{where} ({esc(project.releases[index])})"
         guides = self.guides.get(entry.id, [])
         guided = ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
-        if has_page(entry):
+        if own:
             details = esc(routes.relative(here, message_url(project.slug, entry_key(entry))))
         else:
             entry_page = self._entry_page_rel.get(here)
@@ -361,11 +361,9 @@ class CatalogSite:
         here = release_url(project.slug, release)
         # the messages users meet (those with a page of their own) are listed; the ones in internal code counted,
         # with the API's changes file, which lists every one
-        groups = (("added", ch.added), ("removed", ch.removed), ("reworded", [(old, new) for old, new in ch.reworded]))
-        listed = {key: [x for x in items if has_page(x[1] if isinstance(x, tuple) else x)] for key, items in groups}
-        shown = {key: [self._entry_line(project, new, here, was=old) if isinstance(x, tuple) else self._entry_line(project, x, here)
-                       for x in listed[key] for old, new in [x if isinstance(x, tuple) else (None, x)]] for key, _ in groups}
-        internal = {key: len(items) - len(listed[key]) for key, items in groups}
+        groups = {"added": [(None, e) for e in ch.added], "removed": [(None, e) for e in ch.removed], "reworded": ch.reworded}
+        shown = {key: [self._entry_line(project, new, here, was=old) for old, new in pairs if has_page(new)] for key, pairs in groups.items()}
+        internal = {key: len(pairs) - len(shown[key]) for key, pairs in groups.items()}
         changes_file = routes.api_url("catalog_changes", segment(release), project=segment(project.slug))
         out = {}
         for lang in langs:

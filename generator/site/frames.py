@@ -191,6 +191,7 @@ def _check_url(url: str) -> None:
 _HEAD_LINK = re.compile(r'<link rel="(?:icon|stylesheet)" href="[^"<>]*">')
 _BODY = re.compile(r"<body [^<>]*>")
 LEAN_CSS = "assets/stylesheets/errdex-lean.css"  # relative to the site root
+_SITE_NAME = re.compile(r'<meta property="og:site_name" content="([^"<>]*)">')
 _TAB = re.compile(r'<a href="([^"<>]*)" class="md-tabs__link">\s*([^<>]*?)\s*</a>')
 
 
@@ -207,20 +208,22 @@ class LeanPage:
         up = "../" * frame_url.count("/")
         wanted = [up.rstrip("/"), up + routes.page_url("match"), routes.relative(frame_url, routes.CATALOG_PAGES["catalog"])]
         tabs = dict((href, name) for href, name in _TAB.findall(text))
-        found = {"links": _HEAD_LINK.findall(head), "body": _BODY.search(text), "tabs": all(href in tabs for href in wanted)}
+        found = {"links": _HEAD_LINK.findall(head), "body": _BODY.search(text), "tabs": all(href in tabs for href in wanted),
+                 "title": re.search(f"<title>{MARK_TITLE}([^<>]*)</title>", head), "site name": _SITE_NAME.search(head)}
         missing = [name for name, value in found.items() if not value]
         if missing:
             raise FrameError(f"the frame {frame_url} has no {', '.join(missing)} for the lean pages")
         self.depth = frame_url.count("/")
         self.lang, self.site_url = lang, site_url
         icon = [link for link in found["links"] if 'rel="icon"' in link]
-        # one stylesheet that imports the theme's (LEAN_CSS, written beside them by `lean_stylesheet`)
+        # one stylesheet that imports the theme's (LEAN_CSS, written beside them from `stylesheet()`)
         self.sheets = [re.search(r'href="([^"]*)"', link).group(1) for link in found["links"] if 'rel="stylesheet"' in link]
         self.root = up + routes.to_site_root(lang)  # the site root, from a page at this depth
         self.head = "\n".join(icon + [f'<link rel="stylesheet" href="{self.root}{LEAN_CSS}">'])
         self.body = found["body"].group(0)
         home, *rest = wanted
-        self.nav = f'<a class="md-header__title" href="{home}/">errdex</a>' + "".join(f'<a href="{href}">{tabs[href]}</a>' for href in rest)
+        self.suffix = found["title"].group(1)  # the theme's " - <site name>", as escaped in the frame
+        self.nav = f'<a class="md-header__title" href="{home}/">{found["site name"].group(1)}</a>' + "".join(f'<a href="{href}">{tabs[href]}</a>' for href in rest)
 
     def stylesheet(self) -> str:
         """LEAN_CSS: the frame's stylesheets, imported in order (their addresses relative to the file's folder)."""
@@ -237,7 +240,7 @@ class LeanPage:
                   f'lang="{other}">{esc(LANGUAGE_NAMES[other])}</a>')
         return (f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
                 '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
-                f"<title>{esc(title)} - errdex</title>\n<meta name=\"description\" content=\"{esc(description)}\">\n"
+                f"<title>{esc(title)}{self.suffix}</title>\n<meta name=\"description\" content=\"{esc(description)}\">\n"
                 f'{alternates}{self.head}\n</head>\n'
                 f'{self.body}\n<header class="md-header"><nav class="md-header__inner md-grid errdex-lean">{self.nav}{switch}</nav></header>\n'
                 f'<div class="md-container"><main class="md-main"><div class="md-main__inner md-grid"><div class="md-content">'
