@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from ..bundle.guidewords import guide_words
 from ..catalog.query import traceback_fit
-from ..labels import catalog_label
 from ..match.drift import mentioned
 from ..match.output import hit_lines
 from ..terminal import json_text, shown
@@ -113,22 +113,12 @@ def card_lines(item: dict[str, Any]) -> list[str]:
 def code_lines(guide: dict[str, Any], project: str, function: str | None) -> list[str]:
     """An entry's guide (read from the code at a release, generator/harvest/guides.py), in the words of the
     catalog's labels: the guard, the comment above, the function's docstring line, the options it names."""
-    L = lambda key, **values: catalog_label(key, "en", **{k: shown(v) for k, v in values.items()})  # noqa: E731
-    out = [f"   {L('from_code', project=project, release=guide['release'])}:"]
-    guard = guide.get("guard")
-    if guard:
-        out.append(f"     {L('guard_' + guard['kind'])}: {shown(guard['source'])}")
-    if guide.get("comment"):
-        out.append(f"     {L('code_comment')}: {shown(guide['comment'])}")
-    if guide.get("doc") and function:
-        out.append(f"     {L('code_doc', function=function)}: {shown(guide['doc'])}")
-    if guide.get("options"):
-        out.append(f"     {L('code_options')}:")
-    for option in guide.get("options", []):
-        name = option.get("flag") or (f"{option['class']}.{option['name']}" if option.get("class") else option["name"])
-        default = f" ({L('code_default', value=option['default'])})" if option.get("default") else ""
-        said = f": {shown(option['help'])}" if option.get("help") else ""
-        out.append(f"       {shown(name)}{default}{said}")
+    words = guide_words(guide, project, function, "en")
+    out = [f"   {shown(words.heading)}:"] + [f"     {shown(label)}: {shown(text)}" for label, text, _code in words.rows]
+    if words.options:
+        out.append(f"     {words.options_label}:")
+    for name, default, said in words.options:
+        out.append(f"       {shown(name)}{f' ({shown(default)})' if default else ''}{f': {shown(said)}' if said else ''}")
     return out
 
 

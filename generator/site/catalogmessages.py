@@ -9,9 +9,10 @@ from functools import partial
 from urllib.parse import quote
 
 from .. import routes
+from ..bundle.guidewords import GuideWords, guide_words
 from ..catalog.query import entry_title
 from ..catalog.reader import Entry, Project
-from ..labels import CATALOG_LABELS, catalog_label, page_title
+from ..labels import catalog_label, page_title
 from .catalogpages import CatalogSite, _anchor, entry_key, has_page
 from .frames import esc, message_url, module_url, project_url
 
@@ -76,8 +77,7 @@ def _message_page(view: CatalogSite, project: Project, entry: Entry, here: str, 
         facts.append((L("module"), module_link))
         parts = [f"<h1>{esc(title)}</h1>", message, _dl(facts, "errdex-cat-dl")]
         if guide:
-            parts.append(f'<h2 id="code">{esc(L("from_code", project=slug, release=guide.get("release", "")))}</h2>')
-            parts.append(_dl(_guide_rows(guide, d.get("function"), lang), "errdex-cat-dl errdex-cat-code"))
+            parts.append(_guide_html(guide_words(guide, slug, d.get("function"), lang)))
         if records:
             items = "".join(f'<li>{view._link(here, routes.page_url("error", rid), page_title(view.records[rid], lang))}</li>' for rid in records)
             parts.append(f'<h2 id="records">{esc(L("guide"))}</h2><ul>{items}</ul>')
@@ -98,27 +98,11 @@ def _dl(rows: list[tuple[str, str]], cls: str) -> str:
     return f'<dl class="{cls}">' + "".join(f"<dt>{esc(term)}</dt><dd>{value}</dd>" for term, value in rows) + "</dl>"
 
 
-def _guide_rows(guide: dict, function: str | None, lang: str) -> list[tuple[str, str]]:
-    """An entry's guide as the entry view words it (errdex-catalog-entry.js guideList): the condition that guards the
-    raise, the comment above it, its function's docstring line, the options it names with default and help."""
-    L = partial(catalog_label, lang=lang)
-    rows = []
-    guard = guide.get("guard")
-    if isinstance(guard, dict) and f"guard_{guard.get('kind')}" in CATALOG_LABELS:
-        rows.append((L(f"guard_{guard['kind']}"), f"<code>{esc(guard.get('source', ''))}</code>"))
-    if guide.get("comment"):
-        rows.append((L("code_comment"), esc(guide["comment"])))
-    if guide.get("doc") and function:
-        rows.append((L("code_doc", function=function), esc(guide["doc"])))
-    options = []
-    for o in guide.get("options") or []:
-        name = o.get("flag") or (f"{o['class']}.{o.get('name', '')}" if o.get("class") else o.get("name", ""))
-        text = f"<code>{esc(name)}</code>"
-        if o.get("default"):
-            text += esc(" (" + L("code_default", value=o["default"]) + ")")
-        if o.get("help"):
-            text += esc(": " + o["help"])
-        options.append(f"<li>{text}</li>")
-    if options:
-        rows.append((L("code_options"), f"<ul>{''.join(options)}</ul>"))
-    return rows
+def _guide_html(words: GuideWords) -> str:
+    """An entry's guide as every surface words it (catalog.query.guide_words; the entry view's script, alike): its
+    heading, then the guard as code, the comment above, the docstring line and the options it names."""
+    rows = [(label, f"<code>{esc(text)}</code>" if code else esc(text)) for label, text, code in words.rows]
+    options = "".join(f"<li><code>{esc(name)}</code>{esc(f' ({default})') if default else ''}{esc(f': {said}') if said else ''}</li>"
+                      for name, default, said in words.options)
+    rows += [(words.options_label, f"<ul>{options}</ul>")] if options else []
+    return f'<h2 id="code">{esc(words.heading)}</h2>\n' + _dl(rows, "errdex-cat-dl errdex-cat-code")
