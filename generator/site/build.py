@@ -203,7 +203,8 @@ def _stop(running: dict[str, tuple[subprocess.Popen, IO[str]]]) -> None:
 
 
 def _write_feeds(site: Path, records: list[Record], url: str, more: list[str], messages: list[str] = ()) -> None:
-    """Atom feeds, one sitemap for both languages (replacing the builders' per-language ones) and llms.txt."""
+    """Atom feeds, one sitemap index for both languages (replacing the builders' per-language sitemaps: the pages',
+    then the catalog's message pages, `messages`) and llms.txt."""
     # Every page but the error pages (the sitemap dates those by their record): known from the routes, unrendered.
     pages = [routes.page_url_of(path) for path, page in routes.generated_pages(records).items() if routes.PAGES[page.route].each != "record"]
     pages += [routes.page_url_of(p.relative_to(DOCS / "en").as_posix()) for p in (DOCS / "en").rglob("*.md")] + more

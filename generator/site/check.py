@@ -28,10 +28,11 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def _from(here: str, path: str) -> tuple[str, str]:
-    """A link as (folder, path) with its leading '../' taken off against `here`: the 80,000 catalog pages' links up
-    to the site's assets and pages are one key each, not one a page."""
+    """A link as (folder, path), joined the target: its leading '../' taken off against `here` (the 80,000 catalog
+    pages' links up to the site's assets and pages are one key each, not one a page); an absolute link from the
+    site's root."""
     if path.startswith("/"):
-        return ("/", path)
+        return ("", path.lstrip("/"))
     ups = 0
     while path.startswith("../", 3 * ups):
         ups += 1
@@ -73,7 +74,7 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> l
             if key in seen:
                 continue
             seen.add(key)
-            target = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(*key))
+            target = posixpath.normpath(posixpath.join(*key))
             if later is not None and target.startswith(SEARCH_ROOT):
                 later.add(f"{page} -> {url}\0{target}")
                 continue
