@@ -6,6 +6,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,12 @@ class Project:
     compared: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     symbol_skip: list[str] = field(default_factory=list)  # files the symbol index leaves out (placeholders)
     python_root: str = ""  # the folder an sdist keeps the importable package in: modules are named from it
+
+    @cached_property
+    def call_checks(self) -> dict[str, int]:
+        """The c_calls that check a condition, each with the argument that holds it (TORCH_CHECK: 0): what a guide
+        reads as the guard (harvest.guides.c_guide). Made once a project, not once an entry."""
+        return {name: call.checks for name, call in self.c_calls.items() if call.checks is not None}
 
     def language_of(self, path: str) -> str | None:
         """The language a (stripped) path is parsed as, or None when it is not harvested."""

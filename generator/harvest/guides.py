@@ -292,7 +292,7 @@ def guide_for(cache: Cache, project: Project, site: dict, template: str, kind: s
         if lang == "python":
             guide, names = python_guide(source, line)
         else:
-            guide = c_guide(source, line, lang, kind, {n: c.checks for n, c in project.c_calls.items() if c.checks is not None})
+            guide = c_guide(source, line, lang, kind, project.call_checks)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if lang == "python" and (names or _FLAG.search(template)):
