@@ -23,20 +23,22 @@ def check_xml(site: Path) -> list[str]:
     return bad
 
 
-_LINK = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_LINK = re.compile(rb"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")  # over a page's bytes: no page is decoded whole
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-def _from(here: str, path: str) -> tuple[str, str]:
-    """A link as (folder, path), joined the target: its leading '../' taken off against `here` (the 80,000 catalog
-    pages' links up to the site's assets and pages are one key each, not one a page); an absolute link from the
-    site's root."""
-    if path.startswith("/"):
+_UPS = re.compile(r"(?:\.\./)*")
+
+
+def _from(parts: list[str], here: str, path: str) -> tuple[str, str]:
+    """A link as (folder, path), joined the target: its leading '../' taken off against `here` (split into `parts`:
+    the 80,000 catalog pages' links up to the site's assets and pages are one key each, not one a page); an
+    absolute link from the site's root."""
+    if path[0] == "/":
         return ("", path.lstrip("/"))
-    ups = 0
-    while path.startswith("../", 3 * ups):
-        ups += 1
-    parts = here.split("/") if here else []
+    ups = _UPS.match(path).end() // 3
+    if not ups:
+        return (here, path)
     if ups > len(parts):
         return (here, path)  # outside the site: judged as written
     return ("/".join(parts[:len(parts) - ups]), path[3 * ups:])
@@ -49,9 +51,10 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> l
     (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written."""
     files: set[str] = set()
     pages: list[str] = []
-    for folder, _dirs, names in os.walk(site):
-        rel = os.path.relpath(folder, site).replace(os.sep, "/")
-        rel = "" if rel == "." else rel + "/"
+    root = os.fspath(site)
+    for folder, _dirs, names in os.walk(root):
+        rel = folder[len(root):].lstrip(os.sep).replace(os.sep, "/")
+        rel = rel + "/" if rel else ""
         for name in names:
             files.add(rel + name)
             if name.endswith(".html") and not rel.startswith(SEARCH_ROOT):
@@ -59,18 +62,20 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> l
     broken = []
     seen: set[tuple[str, str]] = set()
     for page in sorted(pages):
-        text = (site / page).read_text(encoding="utf-8", errors="replace")
+        with open(os.path.join(root, page), "rb") as handle:
+            data = handle.read()
         here = posixpath.dirname(page)
-        for m in _LINK.finditer(text):
-            url = m.group(1) if m.group(1) is not None else m.group(2)
+        parts = here.split("/") if here else []
+        for quoted in dict.fromkeys(a or b for a, b in _LINK.findall(data)):  # each link of a page once, in order
+            url = quoted.decode("utf-8", "replace")
             if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
                 continue
-            path = html.unescape(url).split("#", 1)[0].split("?", 1)[0]
+            path = (html.unescape(url) if "&" in url else url).split("#", 1)[0].split("?", 1)[0]
             if path.startswith(base) and base != "/":
                 path = "/" + path[len(base):]
             if not path:
                 continue
-            key = _from(here, path)  # the same target from pages of one folder's subtree is judged once
+            key = _from(parts, here, path)  # the same target from pages of one folder's subtree is judged once
             if key in seen:
                 continue
             seen.add(key)

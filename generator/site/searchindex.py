@@ -36,10 +36,11 @@ def start(site: Path, work: Path, env: dict[str, str]) -> dict[str, subprocess.P
     """One Pagefind run per language, each over that language's shadow, into work/pagefind-<lang>/; the
     languages that need no spacing start first (their shadow is only links)."""
     procs: dict[str, subprocess.Popen] = {}
+    pages = searchtext.html_pages(site)
     for lang in sorted(LANGS, key=lambda code: code in searchtext.SEGMENTED):
         shadow = work / f"index-shadow-{lang}"
         spaced = [lang_root(lang)] if lang in searchtext.SEGMENTED else []
-        searchtext.write_shadow(site, shadow, spaced, select=_mine(lang))
+        searchtext.write_shadow(site, shadow, spaced, select=_mine(lang), pages=pages)
         procs[lang] = subprocess.Popen(
             [sys.executable, "-m", "pagefind", "--site", str(shadow), "--output-path", str((work / f"pagefind-{lang}").resolve()), "--silent"],
             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

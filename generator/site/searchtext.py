@@ -47,9 +47,11 @@ def spaced(text: str) -> str:
     return _SPACE.sub(" ", _HAN.sub(lambda m: f" {m.group(0)} ", text)).strip()
 
 
-def spaced_html(page: str) -> str:
-    """An HTML page with the text between its tags spaced (attribute values and markup are left as they are)."""
-    done: dict[str, str] = {}  # a page repeats its words (a catalog page, its labels thousands of times): each spaced once
+def spaced_html(page: str, done: dict[str, str] | None = None) -> str:
+    """An HTML page with the text between its tags spaced (attribute values and markup are left as they are).
+    `done`: the texts spaced so far, shared by the pages of one shadow (a catalog page repeats its labels
+    thousands of times, and every page of a language its theme's words): each text is spaced once."""
+    done = {} if done is None else done
 
     def space(m: re.Match[str]) -> str:
         text = m.group(1)
@@ -64,26 +66,39 @@ def spaced_html(page: str) -> str:
 BODY_MARK = b"data-pagefind-body"
 
 
-def write_shadow(site: Path, shadow: Path, roots: list[str], select: Callable[[str], bool] | None = None) -> int:
+def html_pages(site: Path) -> list[tuple[str, bool]]:
+    """Every HTML page of `site` (its path relative to the site's root) and whether it marks what to index, in
+    order of path: one walk and one read of the site, whatever number of shadows are written from it."""
+    root = os.fspath(site)
+    pages = []
+    for dirpath, _dirs, files in os.walk(root):
+        rel_dir = dirpath[len(root):].lstrip(os.sep).replace(os.sep, "/")
+        rel_dir = rel_dir + "/" if rel_dir else ""
+        for name in files:
+            if name.endswith(".html"):
+                with open(os.path.join(dirpath, name), "rb") as handle:
+                    pages.append((rel_dir + name, BODY_MARK in handle.read()))
+    return sorted(pages)
+
+
+def write_shadow(site: Path, shadow: Path, roots: list[str], select: Callable[[str], bool] | None = None,
+                 pages: list[tuple[str, bool]] | None = None) -> int:
     """Mirror the HTML pages of `site` into `shadow` for the indexer: pages under one of `roots` (language roots,
     e.g. "zh/") spaced, every other page linked (or copied) unchanged. Returns how many pages were spaced.
 
     When some page marks what to index (`data-pagefind-body`), the indexer reads only such pages, so only they
     are mirrored: the thousands of catalog release pages are never parsed for nothing. `select` (a page's path
-    relative to the site root -> bool) mirrors some pages only: one language's, for one indexer run."""
+    relative to the site root -> bool) mirrors some pages only: one language's, for one indexer run. `pages`:
+    `html_pages(site)`, when the caller has read them for several shadows."""
+    pages = [page for page in (html_pages(site) if pages is None else pages) if select is None or select(page[0])]
+    marked = [rel for rel, mark in pages if mark]
     count = 0
-    pages = []
-    for dirpath, _dirs, files in os.walk(site):
-        here = Path(dirpath)
-        rel_dir = here.relative_to(site).as_posix()
-        rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        pages += [(here / name, rel_dir + name) for name in files if name.endswith(".html") and (select is None or select(rel_dir + name))]
-    marked = [(src, rel) for src, rel in pages if BODY_MARK in src.read_bytes()]
-    for src, rel in sorted(marked or pages, key=lambda page: page[1]):
-        dst = shadow / rel
+    done: dict[str, str] = {}
+    for rel in marked or [rel for rel, _mark in pages]:
+        src, dst = site / rel, shadow / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         if any(rel.startswith(root) for root in roots if root):
-            dst.write_text(spaced_html(src.read_text(encoding="utf-8")), encoding="utf-8")
+            dst.write_text(spaced_html(src.read_text(encoding="utf-8"), done), encoding="utf-8")
             count += 1
         else:
             try:
