@@ -174,3 +174,19 @@ def test_a_hostile_catalog_string_survives_the_bundle(data, tmp_path):
     k = _open(data, tmp_path / "cache")
     got = k.catalog.projects["demo"].entry(rows[0]["id"])
     assert got.data["function"] == "f\ud800\x1b[31m" and got.sites[0].path == "servekit/\ud800.py"
+
+
+def test_a_table_stored_as_lines_reads_back_each_value_as_it_was():
+    """The matcher's tables are stored a value after another with where each starts (bundle.lines_of) and read
+    one value at a time (bundle.Lines): every JSON value reads back equal, however it is indexed or sliced, with
+    no value read before it is asked for."""
+    values = [[], "", None, 0, -1, [["a\nb", True]], {"k": "\u2028\u00e9"}, "\ud800", [1, [2, [3]]], "x" * 1000]
+    body, starts = bundle.lines_of(values)
+    table = bundle.Lines(body, starts)
+    assert len(table) == len(values) and not table._made
+    assert table[6] == values[6] and list(table._made) == [6]
+    assert list(table) == values and table[-1] == values[-1] and table[2:5] == values[2:5]
+    with pytest.raises(IndexError):
+        table[len(values)]
+    assert len(bundle.Lines(*bundle.lines_of([]))) == 0 and not bundle.Lines(*bundle.lines_of([]))
+    assert b"\n" not in body  # a raw line break in a value is escaped

@@ -4,9 +4,10 @@
 re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
   - `api/<file>`: the checked records as the JSON API's files (manifest, documents, aliases, patterns);
   - `match/<field>`: the matcher's tables (generator.match.prefilter.Tables) over every record's and catalog entry's
-    pattern, a field a section (a scan reads two of them); `match/rows` (+ `match/blocks`): each pattern's fields,
-    read only for a pattern that is hit; `match/hyperscan`: the prefilter's compiled Hyperscan database (when
-    Hyperscan is installed);
+    pattern, a field a section with where each value starts in `match/<field>/at` (`Lines`: a scan decodes the
+    values of the patterns it meets);
+    `match/rows` (+ `match/blocks`): each pattern's fields, read only for a pattern that is hit; `match/hyperscan`:
+    the prefilter's compiled Hyperscan database (when Hyperscan is installed);
   - `catalog`: each project's releases and settings; `catalog/<slug>/entries` its entries (JSON, by id, in
     compressed blocks of BLOCK_ITEMS) with `catalog/<slug>/ids`: an entry is decoded when it is asked for;
   - `sites` (+ `sites/starts`): every raise site under `"<file name>:<line>"`, in SITE_SHARDS shards compressed
@@ -20,16 +21,18 @@ data, same bytes.
 
 from __future__ import annotations
 
+import array
 import hashlib
 import json
 import mmap
+import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 MAGIC = b"errdex knowledge bundle\n"
-FORMAT = 1
+FORMAT = 2
 SITE_SHARDS = 8192  # a traceback's frame reads one shard: ~5 kB of JSON
 BLOCK_ITEMS = 32  # entries (or pattern rows) compressed together: reading one decompresses ~20 kB
 KEEP = 2  # bundles kept in the cache (the newest), so that switching between two branches does not rebuild
@@ -43,8 +46,11 @@ class BundleError(Exception):
     """The bundle cannot be read (damaged, another format, or not made from this data); the message says which."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=True, sort_keys=True, separators=(",", ":"))  # one, for a million values
+
+
 def _compact(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode("ascii")  # any str, lone surrogates too
+    return _ENCODER.encode(value).encode("ascii")  # any str, lone surrogates too
 
 
 # -- what a bundle is made from --------------------------------------------------------------------------------
@@ -170,6 +176,50 @@ class Bundle:
 
     def json(self, name: str) -> Any:
         return json.loads(self.section(name))
+
+
+class Lines(Sequence):
+    """A list stored as compact JSON values one after another (`lines_of`) with where each starts (a section of
+    little-endian uint32): an item is decoded when first asked for, so that reading a field of a hundred thousand
+    patterns costs what the patterns a scan meets cost."""
+
+    def __init__(self, body: bytes, starts: bytes):
+        self._body = body
+        self._starts = array.array("I")
+        self._starts.frombytes(starts)
+        if sys.byteorder != "little":
+            self._starts.byteswap()
+        self._made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1 if self._starts else 0
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        made = self._made.get(index, _NONE)
+        if made is _NONE:
+            made = self._made[index] = json.loads(self._body[self._starts[index]:self._starts[index + 1]])
+        return made
+
+
+_NONE = object()
+
+
+def lines_of(values: Iterable[Any]) -> tuple[bytes, bytes]:
+    """`values` as `Lines` reads them: the compact JSON texts one after another, and where each starts (plus
+    the end) as little-endian uint32."""
+    texts = [_compact(v) for v in values]
+    starts = array.array("I", [0])
+    for text in texts:
+        starts.append(starts[-1] + len(text))
+    if sys.byteorder != "little":
+        starts.byteswap()
+    return b"".join(texts), starts.tobytes()
 
 
 class Blocks:

@@ -28,7 +28,7 @@ def mkdocs_settings(data: Path | None) -> dict:
         config = root / "mkdocs.yml"
         if config.is_file():
             try:
-                loaded = yaml.safe_load(config.read_text(encoding="utf-8"))
+                loaded = yaml.load(config.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             except (OSError, yaml.YAMLError):
                 continue
             if isinstance(loaded, dict):

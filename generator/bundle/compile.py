@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Any
 
-from . import _ROW, SITE_SHARDS, _blocked, _compact, _shard, data_hash, encode
+from . import _ROW, SITE_SHARDS, _blocked, _compact, _shard, data_hash, encode, lines_of
 
 
 def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -59,8 +59,8 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     sections["sites/starts"] = _compact(starts)
     sections["catalog"] = _compact({"projects": projects, "problems": catalog.problems, "problem_count": catalog.problem_count,
                                     "links": catalog.links})
-    for name, value in tables.as_json().items():  # a field a section: a reader loads what it uses
-        sections[f"match/{name}"] = _compact(value)
+    for name, value in tables.as_json().items():  # a field a section, a value a line: a reader decodes what it uses
+        sections[f"match/{name}"], sections[f"match/{name}/at"] = lines_of(value)
     rows = [_compact([getattr(p, name) if name != "literals" or p.literals is None else list(p.literals) for name in _ROW])
             for p in patterns]
     sections["match/rows"], blocks = _blocked(rows)

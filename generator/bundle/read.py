@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..cachedir import write_kept
-from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, _shard, data_hash, stat_key
+from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
 
 
@@ -103,7 +103,8 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
 
 
 class LazyTables:
-    """The matcher's tables (generator.match.engine.Tables) of a bundle, each field read when first used."""
+    """The matcher's tables (generator.match.engine.Tables) of a bundle, each field read when first used, each
+    value of it decoded when first asked for (`Lines`)."""
 
     def __init__(self, bundle: Bundle):
         self._bundle = bundle
@@ -113,7 +114,7 @@ class LazyTables:
 
         if name not in Tables.__dataclass_fields__:
             raise AttributeError(name)
-        value = self._bundle.json(f"match/{name}")
+        value = Lines(self._bundle.section(f"match/{name}"), self._bundle.section(f"match/{name}/at"))
         setattr(self, name, value)
         return value
 
