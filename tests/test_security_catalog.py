@@ -48,9 +48,11 @@ PAYLOADS = [
 
 @contextlib.contextmanager
 def unchecked() -> Iterator[None]:
-    """The catalog's checks switched off: what the pages make of data that should never pass them."""
+    """The catalog's checks switched off: what the pages make of data that should never pass them. Nothing of such
+    a build is kept or read from the cache (a kept share is one made from a checked catalog)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(catalog_checks, "check_catalog", lambda folder: [])
+        patch.setenv("ERRDEX_NO_CACHE", "1")
         yield
 
 

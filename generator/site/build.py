@@ -11,6 +11,7 @@ pages come from `generator.site.render` as plain Markdown with raw HTML.
 
 from __future__ import annotations
 
+import gc
 import html
 import json
 import os
@@ -282,8 +283,8 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
 
 
 def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
-    from . import catalogapi, catalogmessages, catalogpages as catalogsite
-    from .catalogbuild import CatalogJobs
+    from . import catalogapi
+    from .catalogbuild import KeptCatalog, open_share
     from ..checks.catalog import CatalogRefused
     from ..api.export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
@@ -300,14 +301,12 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     url = site_url()
     base = urllib.parse.urlparse(url).path or "/"
     try:  # checked whole before anything of it is made: a catalog with findings stops the build
-        view = catalogsite.CatalogSite.load(catalog_dir, records, links.repo_url) if catalog_dir is not None else None
+        jobs = open_share(catalog_dir, records, base, links.repo_url, LANGS) if catalog_dir is not None else None
     except CatalogRefused as exc:
         raise BuildError(str(exc)) from None
-    jobs = None
-    if view is not None:
-        progress.say(f"read the catalog: {sum(len(p.entries) for p in view.catalog.projects.values()):,} entries, "
-                     f"{len(view.page_urls()):,} pages a language")
-        jobs = CatalogJobs(view, catalog_dir, base, LANGS)  # its files and pages, made beside what follows
+    if jobs is not None:  # its files and pages, made beside what follows (or kept from a build of the same inputs)
+        progress.say(f"{'read the kept' if isinstance(jobs, KeptCatalog) else 'read the'} catalog: {jobs.meta['entries']:,} "
+                     f"entries, {len(jobs.meta['page_urls']):,} pages a language")
     try:
         for lang in LANGS:
             docs = work / "src" / lang
@@ -316,12 +315,12 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
                 pages = render.render_site_pages(records, lang, links)
             except routes.PageCollision as exc:
                 raise BuildError(str(exc)) from None
-            if view is not None:
-                pages.update(frames.source_pages(view, lang))
+            if jobs is not None:
+                pages.update(jobs.source_pages(lang))
             _write_pages(docs, pages)
             del pages
             sites[lang] = work / f"out-{lang}"
-            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url, view is not None), work, env)
+            running[lang] = _start_builder(lang, _builder_config(work, lang, docs, sites[lang], counts, url, jobs is not None), work, env)
             progress.say(f"rendered {len(records)} error pages ({lang}); mkdocs ({lang}) started")
         extra = {}
         if jobs is not None:
@@ -337,6 +336,8 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
                 progress.say(f"wrote {n:,} catalog pages ({lang})")
             except frames.FrameError as exc:
                 raise BuildError(str(exc)) from None
+        if jobs is not None:
+            jobs.keep()
     except BaseException:
         _stop(running)
         raise
@@ -355,7 +356,8 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
             os.rename(entry, api / entry.name)
     else:
         os.rename(work / "api", api)
-    _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"], *view.page_urls()] if view else [], catalogmessages.message_urls(view) if view else [])
+    meta = jobs.meta if jobs is not None else {"page_urls": [], "message_urls": []}
+    _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"]] * (jobs is not None) + meta["page_urls"], meta["message_urls"])
     bad_xml = check_xml(site)
     if bad_xml:
         raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))
@@ -364,6 +366,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     if n:
         progress.say(f"wrote {n} alias redirects")
 
+    gc.freeze()  # what the build holds now lives to its end: the collector need not walk it again while the links are read
     progress.say("indexing with Pagefind, checking internal links meanwhile ...")
     pagefind = searchindex.start(site, work, env)
     try:

@@ -11,18 +11,29 @@ address): they are kept in the cache (`site/<kind>-<hash>.bundle`, in the knowle
 section with its sha256), under the hash of this code and of every file they are made from, and read back by the next
 build of the same catalog: a contributor who changes records rebuilds without remaking them. A kept file whose hash
 is not the data's, or that does not read back, is made again.
+
+The whole share (the API files, the match and drift data, the framed and lean pages of each language, the Markdown
+pages the theme renders and the pages' addresses) is kept too, as one file (`site/catalog-<hash>.bundle`), under the
+hash of this code, of the catalog's files, of what its pages say of the records (generator.site.facts.RecordFacts),
+of the site's base path and repository and of the languages. A build of the same catalog for the same records reads
+it back instead of loading, checking and rendering the catalog: a kept share was made from a catalog that passed
+every check, and the same code judges the same bytes the same way. It is read whole and every section checked
+before anything of it is used: a damaged or foreign file is made again.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
-from ..bundle import Bundle, BundleError, encode, hash_files
+from ..bundle import Bundle, BundleError, _compact, encode, hash_files
 from ..cachedir import code_version, default_cache, write_kept
 from .catalogpages import CatalogSite
 
@@ -80,9 +91,11 @@ def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) ->
 class CatalogJobs:
     """The catalog's files and pages for one build, started at once, collected when needed."""
 
-    def __init__(self, view: CatalogSite, folder: Path, base: str, langs: tuple[str, ...]):
+    def __init__(self, view: CatalogSite, folder: Path, base: str, langs: tuple[str, ...], key: str | None = None):
         global _VIEW
         _VIEW = view
+        self.view, self.langs, self.key = view, langs, key
+        self._sources: dict[str, dict[str, str]] = {}
         context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
         self.pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=context)
         # The longest first: each worker takes the next job as it finishes one.
@@ -102,7 +115,101 @@ class CatalogJobs:
         """Each user-facing entry's own page in `lang` (written as lean pages, frames.LeanPage)."""
         return self.messages.result()[lang]
 
+    def source_pages(self, lang: str) -> dict[str, str]:
+        """The catalog's Markdown pages for `lang`'s docs folder (frames.source_pages)."""
+        if lang not in self._sources:
+            from .frames import source_pages
+
+            self._sources[lang] = source_pages(self.view, lang)
+        return self._sources[lang]
+
+    @functools.cached_property
+    def meta(self) -> dict[str, Any]:
+        from .catalogmessages import message_urls
+
+        return {"entries": sum(len(p.entries) for p in self.view.catalog.projects.values()),
+                "page_urls": self.view.page_urls(), "message_urls": message_urls(self.view)}
+
+    def keep(self) -> None:
+        """Keep the whole share in the cache (when made under a key), for the next build of the same inputs."""
+        if self.key is None:
+            return
+        sections = {f"api/{name}": body for name, body in self.api_files().items()}
+        sections["meta"] = _compact(self.meta)
+        for lang in self.langs:
+            sections[f"pages/{lang}"] = _compact(self.html_pages(lang))
+            sections[f"messages/{lang}"] = _compact(self.message_pages(lang))
+            sections[f"sources/{lang}"] = _compact(self.source_pages(lang))
+        path = default_cache() / "site" / f"catalog-{self.key}.bundle"
+        try:
+            write_kept(path, encode(sections, {"kind": "catalog"}, self.key), path.parent.glob("catalog-*.bundle"), KEEP)
+        except OSError:
+            pass  # a cache that cannot be written costs time, never an answer
+
     def close(self) -> None:
         global _VIEW
         self.pool.shutdown(wait=True, cancel_futures=True)
-        _VIEW = None
+        self.meta  # noqa: B018  (made while the catalog is at hand: the build reads it after closing)
+        _VIEW = self.view = None
+
+
+class KeptCatalog:
+    """The catalog's share of a build read back from the cache (`CatalogJobs.keep`): the same files and pages."""
+
+    def __init__(self, sections: dict[str, bytes]):
+        self.sections = sections
+        self.meta = json.loads(sections["meta"])
+
+    def api_files(self) -> dict[str, bytes]:
+        return {name[4:]: body for name, body in self.sections.items() if name.startswith("api/")}
+
+    def html_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
+        return {url: tuple(page) for url, page in json.loads(self.sections[f"pages/{lang}"]).items()}
+
+    def message_pages(self, lang: str) -> dict[str, tuple[str, str, str]]:
+        return {url: tuple(page) for url, page in json.loads(self.sections[f"messages/{lang}"]).items()}
+
+    def source_pages(self, lang: str) -> dict[str, str]:
+        return json.loads(self.sections[f"sources/{lang}"])
+
+    def keep(self) -> None:
+        pass  # read from the cache: kept already
+
+    def close(self) -> None:
+        self.sections = {}
+
+
+def catalog_key(folder: Path, records: list, base: str, repo_url: str | None, langs: tuple[str, ...]) -> str:
+    """The hash the catalog's share of a build is kept under: this code, the catalog's files (the project files,
+    releases, projects, links and the symbol index), what the pages say of the records, the base path, the
+    repository and the languages."""
+    from .facts import record_facts
+
+    h = hashlib.sha256(f"errdex site catalog\n{code_version()}\n{base}\n{repo_url}\n{','.join(langs)}\n".encode())
+    facts = {rid: {"title": f.title, "message": f.message} for rid, f in sorted(record_facts(records).items())}
+    h.update(_compact(facts))
+    files = [(p.name, p) for p in sorted(folder.iterdir()) if p.is_file()]
+    files += [(f"symbols/{p.name}", p) for p in sorted((folder / "symbols").glob("*.jsonl")) if p.is_file()]
+    hash_files(h, files)
+    return h.hexdigest()
+
+
+def open_share(folder: Path, records: list, base: str, repo_url: str | None, langs: tuple[str, ...]) -> Any:
+    """The catalog's share of this build: kept from an earlier build of the same inputs (KeptCatalog), else its
+    jobs started on the loaded, checked catalog (CatalogJobs), or None when the folder holds no catalog to show.
+    Raises checks.catalog.CatalogRefused for a catalog with findings."""
+    from .catalogpages import CatalogSite
+
+    caching = os.environ.get("ERRDEX_NO_CACHE") != "1"
+    key = catalog_key(folder, records, base, repo_url, langs) if caching else None
+    if key is not None:
+        path = default_cache() / "site" / f"catalog-{key}.bundle"
+        if path.is_file():
+            try:
+                found = Bundle(path)
+                if found.data_hash == key:
+                    return KeptCatalog({name: found.section(name) for name in sorted(found.header["sections"])})
+            except (BundleError, OSError, ValueError, KeyError):
+                pass  # made again below
+    view = CatalogSite.load(folder, records, repo_url)
+    return None if view is None else CatalogJobs(view, folder, base, langs, key)

@@ -12,7 +12,7 @@ from .. import routes
 from ..bundle.guidewords import GuideWords, guide_words
 from ..catalog.query import entry_title
 from ..catalog.reader import Entry, Project
-from ..labels import catalog_label, page_title
+from ..labels import catalog_label
 from .catalogpages import CatalogSite, _anchor, entry_key, has_page
 from .frames import esc, message_url, module_url, project_url
 
@@ -79,7 +79,7 @@ def _message_page(view: CatalogSite, project: Project, entry: Entry, here: str, 
         if guide:
             parts.append(_guide_html(guide_words(guide, slug, d.get("function"), lang)))
         if records:
-            items = "".join(f'<li>{view._link(here, routes.page_url("error", rid), page_title(view.records[rid], lang))}</li>' for rid in records)
+            items = "".join(f'<li>{view._link(here, routes.page_url("error", rid), view.records[rid].title[lang])}</li>' for rid in records)
             parts.append(f'<h2 id="records">{esc(L("guide"))}</h2><ul>{items}</ul>')
         else:
             command = view.new_record(project, entry)["command"]

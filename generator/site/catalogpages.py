@@ -36,7 +36,8 @@ from ..catalog.query import ReleaseChanges, entry_summary, entry_title, release_
 from ..api.export import encode_json
 from .catalogmodules import module_of, split_modules
 from .frames import esc, message_url, module_key, module_url, project_url, release_url, segment
-from ..labels import catalog_label, page_title
+from ..labels import catalog_label
+from .facts import RecordFacts, record_facts
 from ..records.model import Record
 
 RECORD_DIRS = {"llama.cpp": "llama-cpp"}  # where a catalog project's records live under data/errors, when not its slug
@@ -79,7 +80,7 @@ class CatalogSite:
     """The catalog with what the pages and files need, computed once per build."""
 
     catalog: Catalog
-    records: dict[str, Record]
+    records: dict[str, RecordFacts]  # what the pages say of the records that explain entries
     repo_url: str | None
     guides: dict[str, list[str]] = field(default_factory=dict)  # entry id -> ids of records that explain it
     modules: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)  # project -> module -> entries
@@ -101,7 +102,7 @@ class CatalogSite:
         if not catalog.projects:
             return None
         with bulk_load():  # tens of thousands of objects made at once, kept for the whole build
-            view = cls(catalog, {r.id: r for r in records}, repo_url)
+            view = cls(catalog, record_facts(records), repo_url)
             links_file = Path(folder) / "links.json"
             links = json.loads(links_file.read_text(encoding="utf-8")) if links_file.is_file() else {}
             for record_id, entry_ids in sorted(links.items()):
@@ -171,7 +172,7 @@ class CatalogSite:
             doc["sites"].append(site)
         doc["module"] = self.entry_module(entry)
         doc["gone_since"] = self.gone_since(project, entry)
-        doc["guides"] = [{"id": rid, "title": page_title(self.records[rid], "en"), "title_zh": page_title(self.records[rid], "zh"),
+        doc["guides"] = [{"id": rid, "title": self.records[rid].title["en"], "title_zh": self.records[rid].title["zh"],
                           "html": base + routes.page_url("error", rid, lang="en"), "html_zh": base + routes.page_url("error", rid, lang="zh"),
                           "json": routes.api_url("record", rid, base)} for rid in self.guides.get(entry.id, [])]
         anchor = _anchor(entry)
@@ -305,7 +306,7 @@ class CatalogSite:
             where = f'<a href="{esc(link)}">{where}</a>' if link else f"<code>{where}</code>"
             where = f"{where} ({esc(project.releases[index])})"
         guides = self.guides.get(entry.id, [])
-        guided = ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].error.message[:120]) for rid in guides)
+        guided = ", ".join(self._link(here, routes.page_url("error", rid), self.records[rid].message[:120]) for rid in guides)
         if own:
             details = esc(routes.relative(here, message_url(project.slug, entry_key(entry))))
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from .. import routes
@@ -43,3 +44,19 @@ def alias_redirects(records: list[Record]) -> dict[str, str]:
             if alias not in ids:
                 out[routes.page_url("error", alias)] = routes.page_url("error", r.id)
     return out
+
+
+@dataclass(frozen=True)
+class RecordFacts:
+    """What the catalog's pages and files say of a record that explains an entry: its title in each language and
+    its message. The catalog's share of a build reads records through these alone, so that a hash of them
+    (generator.site.catalogbuild) says when that share must be made again."""
+
+    title: dict[str, str]
+    message: str
+
+
+def record_facts(records: list[Record]) -> dict[str, RecordFacts]:
+    from ..labels import page_title
+
+    return {r.id: RecordFacts({lang: page_title(r, lang) for lang in routes.LANGS}, r.error.message) for r in records}
