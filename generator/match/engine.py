@@ -206,17 +206,24 @@ class Matcher:
         self.lines_read = line_no - first_line
 
     def _requoted(self, block: bytes, line_no: int, col: int) -> Iterator[Hit]:
-        """The hits of `block`'s lines that hold a REQUOTE sequence, read with the replacements (generator.match.rules);
-        the other lines are left empty, so that the line numbers stay. Marked `requoted`."""
-        if REQUOTE_FIND.search(block) is None:
+        """The hits of `block`'s lines that hold a REQUOTE sequence, each line read with the replacements
+        (generator.match.rules) and scanned alone, at its own number. Marked `requoted`."""
+        found = REQUOTE_FIND.search(block)
+        if found is None:
             return
-        lines = block.split(b"\n")
-        variant = b"\n".join(requote(line.decode("utf-8", "replace")).encode("utf-8") if REQUOTE_FIND.search(line)
-                              else b"" for line in lines)
         seen, self._seen = self._seen, None  # each requoted hit whole: a repeat would come before its first once sorted
+        counted, number = 0, line_no
         try:
-            for hit in self._block(variant, line_no, col if REQUOTE_FIND.search(lines[0]) else 0):
-                yield dataclasses.replace(hit, requoted=True)
+            while found is not None:
+                start = block.rfind(b"\n", 0, found.start()) + 1
+                end = block.find(b"\n", found.start())
+                end = len(block) if end < 0 else end
+                number += block.count(b"\n", counted, start)
+                counted = start
+                line = requote(block[start:end].decode("utf-8", "replace")).encode("utf-8")
+                for hit in self._block(line, number, col if start == 0 else 0):
+                    yield dataclasses.replace(hit, requoted=True)
+                found = REQUOTE_FIND.search(block, end)
         finally:
             self._seen = seen
 
@@ -237,45 +244,47 @@ class Matcher:
             candidates = self._prefiltered(block)
         else:
             return
-        counted, current = 0, line_no
+        counted, current, size, quiet = 0, line_no, len(block), self._quiet
         for start, end, literals in candidates:
-            current += block.count(b"\n", counted, start)
-            counted = start
             line = block[start:end]
             if line.endswith(b"\r"):
                 line = line[:-1]
-            limit = accept - start if accept is not None and end == len(block) else None
-            yield from self._line(line, literals, current, col if start == 0 else 0, limit)
+            limit = accept - start if accept is not None and end == size else None
+            at = col if start == 0 else 0
+            # A whole line that gave no hit is remembered (a log repeats its ordinary lines, and a line with no hit
+            # has none whatever came before it: only a hit depends on the scan's state): its next time costs a look-up.
+            key = (line, frozenset(literals)) if at == 0 and limit is None and len(line) <= QUIET_LINE_BYTES else None
+            if key is not None and key in quiet:
+                continue
+            current += block.count(b"\n", counted, start)  # counted only up to the lines that are tried
+            counted = start
+            found = False
+            for hit in self._line_hits(line, literals, current, at, limit):
+                found = True
+                yield hit
+            if key is not None and not found:
+                if len(quiet) >= QUIET_LINES:
+                    quiet.clear()
+                quiet.add(key)
 
     def _prefiltered(self, block: bytes) -> list[tuple[int, int, set[int]]]:
         """(start, end, literal ids) of each line of `block` that holds at least one literal, in order."""
         if self.literals is None:
             return []
         lines: dict[int, tuple[int, set[int]]] = {}
+        low, high, literals = 1, 0, set()  # the line of the last occurrence (occurrences come by their end)
         for li, pos in self.literals.found(block):
-            start = block.rfind(b"\n", 0, pos) + 1
-            entry = lines.get(start)
+            if low <= pos <= high:  # on the line of the one before
+                literals.add(li)
+                continue
+            low = block.rfind(b"\n", 0, pos) + 1
+            entry = lines.get(low)
             if entry is None:
                 end = block.find(b"\n", pos)
-                lines[start] = entry = (len(block) if end < 0 else end, set())
-            entry[1].add(li)
+                lines[low] = entry = (len(block) if end < 0 else end, set())
+            high, literals = entry
+            literals.add(li)
         return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
-
-    def _line(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
-        """The hits of one line. A whole line that gave none is remembered (a log repeats its ordinary lines, and a
-        line with no hit has none whatever came before it: only a hit depends on the scan's state): its next
-        time costs a look-up."""
-        key = (line, frozenset(literals)) if col == 0 and limit is None and len(line) <= QUIET_LINE_BYTES else None
-        if key is not None and key in self._quiet:
-            return
-        found = False
-        for hit in self._line_hits(line, literals, line_no, col, limit):
-            found = True
-            yield hit
-        if key is not None and not found:
-            if len(self._quiet) >= QUIET_LINES:
-                self._quiet.clear()
-            self._quiet.add(key)
 
     def _line_hits(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
         candidates: Iterable[int]
