@@ -209,7 +209,7 @@ def test_failed_checks_leave_previous_output(tmp_path, capsys):
 
 def test_failed_late_stage_leaves_previous_output(tmp_path, monkeypatch, capsys):
     out, before = _previous_site(tmp_path)
-    monkeypatch.setattr(site_mod, "check_links", lambda site, base="/", later=None: ["index.html -> nowhere/"])
+    monkeypatch.setattr(site_mod, "check_links", lambda site, base="/", later=None, listed=None: ["index.html -> nowhere/"])
     assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 1
     assert _tree(out) == before and _leftovers(tmp_path) == []
     err = capsys.readouterr().err

@@ -23,19 +23,19 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import yaml
 from mkdocs.utils.meta import get_data
 
-from .. import routes
+from .. import forked, routes
 from . import facts, frames, render, searchindex, searchtext
 from .feeds import feed_files
 from ..match.rules import RULES as MATCH_RULES
 from ..labels import CATALOG_LABELS, CODE_LABEL_KEYS, LANGUAGE_NAMES
 from ..records.model import Record
 from ..routes import LANGS, lang_root
-from .check import check_links, check_xml
+from .check import check_links, check_xml, site_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
@@ -256,6 +256,28 @@ def _swap_in(new: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _fill_pages(sites: dict[str, Path], jobs: Any, url: str) -> dict[str, int]:
+    """The catalog's pages of each language written in their frames (frames.fill_pages), the languages side by
+    side: the first here, the others in a forked process (the pages are in memory; only the counts come back).
+    Returns how many pages each language got."""
+    def fill(langs: tuple[str, ...]) -> dict[str, int | str]:
+        done: dict[str, int | str] = {}
+        for lang in langs:
+            try:
+                done[lang] = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
+            except frames.FrameError as exc:
+                done[lang] = str(exc)
+        return done
+
+    first, rest = LANGS[:1], LANGS[1:]
+    others = forked.start(lambda: fill(rest)) if rest and forked.available() else (lambda: fill(rest))
+    done = {**fill(first), **others()}
+    for lang in LANGS:
+        if isinstance(done[lang], str):
+            raise BuildError(str(done[lang]))
+    return {lang: int(done[lang]) for lang in LANGS}
+
+
 def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: Path | None = None) -> int:
     """Build the whole site from checked records into `out`; return an exit code.
 
@@ -330,13 +352,10 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))
         del extra
         _wait_builders(running, progress)
-        for lang in LANGS if jobs is not None else ():
-            try:
-                n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
-                progress.say(f"wrote {n:,} catalog pages ({lang})")
-            except frames.FrameError as exc:
-                raise BuildError(str(exc)) from None
         if jobs is not None:
+            jobs.close()  # every result is in: no worker or thread is left when the languages' pages are written
+            for lang, n in _fill_pages(sites, jobs, url).items():
+                progress.say(f"wrote {n:,} catalog pages ({lang})")
             jobs.keep()
     except BaseException:
         _stop(running)
@@ -358,20 +377,21 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         os.rename(work / "api", api)
     meta = jobs.meta if jobs is not None else {"page_urls": [], "message_urls": []}
     _write_feeds(site, records, url, [routes.CATALOG_PAGES["catalog"]] * (jobs is not None) + meta["page_urls"], meta["message_urls"])
-    bad_xml = check_xml(site)
-    if bad_xml:
-        raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))
     progress.say("wrote the Atom feeds, sitemap.xml and llms.txt")
     n = _write_alias_redirects(site, records)
     if n:
         progress.say(f"wrote {n} alias redirects")
+    files = site_files(site)  # the site is whole: one walk for the checks and the search index
+    bad_xml = check_xml(site, files)
+    if bad_xml:
+        raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))
 
     gc.freeze()  # what the build holds now lives to its end: the collector need not walk it again while the links are read
     progress.say("indexing with Pagefind, checking internal links meanwhile ...")
-    pagefind = searchindex.start(site, work, env)
+    pagefind = searchindex.start(site, work, env, files)
     try:
         later: set[str] = set()
-        broken = check_links(site, base, later)
+        broken = check_links(site, base, later, files)
     finally:
         try:
             searchindex.finish(pagefind, site, work)

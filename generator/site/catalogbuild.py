@@ -176,7 +176,7 @@ class KeptCatalog:
         pass  # read from the cache: kept already
 
     def close(self) -> None:
-        self.sections = {}
+        pass  # no worker to stop: what was read stays for the pages written after
 
 
 def catalog_key(folder: Path, records: list, base: str, repo_url: str | None, langs: tuple[str, ...]) -> str:

@@ -12,14 +12,28 @@ from xml.etree import ElementTree
 from ..routes import SEARCH_ROOT
 
 
-def check_xml(site: Path) -> list[str]:
-    """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed)."""
+def site_files(site: Path) -> list[str]:
+    """Every file of `site`, by its path relative to the site's root ('/' between folders), in order: one walk,
+    which the checks and the search index share."""
+    root = os.fspath(site)
+    out = []
+    for folder, _dirs, names in os.walk(root):
+        rel = folder[len(root):].lstrip(os.sep).replace(os.sep, "/")
+        rel = rel + "/" if rel else ""
+        out += [rel + name for name in names]
+    return sorted(out)
+
+
+def check_xml(site: Path, files: list[str] | None = None) -> list[str]:
+    """Every XML file under `site` that does not parse: 'path: reason' lines (empty when all are well formed).
+    `files`: site_files(site), when the caller has walked it."""
     bad = []
-    for path in sorted(site.rglob("*.xml")):
-        try:
-            ElementTree.fromstring(path.read_bytes())
-        except ElementTree.ParseError as exc:
-            bad.append(f"{path.relative_to(site).as_posix()}: {exc}")
+    for rel in (site_files(site) if files is None else files):
+        if rel.endswith(".xml"):
+            try:
+                ElementTree.fromstring((site / rel).read_bytes())
+            except ElementTree.ParseError as exc:
+                bad.append(f"{rel}: {exc}")
     return bad
 
 
@@ -44,24 +58,19 @@ def _from(parts: list[str], here: str, path: str) -> tuple[str, str]:
     return ("/".join(parts[:len(parts) - ups]), path[3 * ups:])
 
 
-def check_links(site: Path, base: str = "/", later: set[str] | None = None) -> list[str]:
+def check_links(site: Path, base: str = "/", later: set[str] | None = None, listed: list[str] | None = None) -> list[str]:
     """Internal links in every HTML file that point at nothing: 'page -> target' lines (empty when all resolve).
 
     `base` is the path the site is published under (from site_url): absolute links start with it. With `later`
-    (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written."""
-    files: set[str] = set()
-    pages: list[str] = []
+    (a set to fill), links into pagefind/ are not judged but collected, for a check once Pagefind has written.
+    `listed`: site_files(site), when the caller has walked it."""
+    listed = site_files(site) if listed is None else listed
+    files = set(listed)
+    pages = [rel for rel in listed if rel.endswith(".html") and not rel.startswith(SEARCH_ROOT)]
     root = os.fspath(site)
-    for folder, _dirs, names in os.walk(root):
-        rel = folder[len(root):].lstrip(os.sep).replace(os.sep, "/")
-        rel = rel + "/" if rel else ""
-        for name in names:
-            files.add(rel + name)
-            if name.endswith(".html") and not rel.startswith(SEARCH_ROOT):
-                pages.append(rel + name)
     broken = []
     seen: set[tuple[str, str]] = set()
-    for page in sorted(pages):
+    for page in pages:
         with open(os.path.join(root, page), "rb") as handle:
             data = handle.read()
         here = posixpath.dirname(page)

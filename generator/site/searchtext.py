@@ -66,18 +66,21 @@ def spaced_html(page: str, done: dict[str, str] | None = None) -> str:
 BODY_MARK = b"data-pagefind-body"
 
 
-def html_pages(site: Path) -> list[tuple[str, bool]]:
+def html_pages(site: Path, files: list[str] | None = None) -> list[tuple[str, bool]]:
     """Every HTML page of `site` (its path relative to the site's root) and whether it marks what to index, in
-    order of path: one walk and one read of the site, whatever number of shadows are written from it."""
+    order of path: one read of the site, whatever number of shadows are written from it. `files`: every file of
+    the site by its relative path (generator.site.check.site_files), else the site is walked here."""
     root = os.fspath(site)
+    if files is None:
+        files = []
+        for dirpath, _dirs, names in os.walk(root):
+            rel_dir = dirpath[len(root):].lstrip(os.sep).replace(os.sep, "/")
+            files += [(rel_dir + "/" if rel_dir else "") + name for name in names]
     pages = []
-    for dirpath, _dirs, files in os.walk(root):
-        rel_dir = dirpath[len(root):].lstrip(os.sep).replace(os.sep, "/")
-        rel_dir = rel_dir + "/" if rel_dir else ""
-        for name in files:
-            if name.endswith(".html"):
-                with open(os.path.join(dirpath, name), "rb") as handle:
-                    pages.append((rel_dir + name, BODY_MARK in handle.read()))
+    for rel in files:
+        if rel.endswith(".html"):
+            with open(os.path.join(root, rel), "rb") as handle:
+                pages.append((rel, BODY_MARK in handle.read()))
     return sorted(pages)
 
 
