@@ -87,9 +87,11 @@ def pattern_and_examples(raw: RawRecord) -> Iterator[Finding]:
 def too_broad(pattern: str, literals: list[str]) -> str | None:
     """Why the pattern would match almost anything, or None. `literals` is its prefilter (generator.match.portable)."""
     compiled = compile_pattern(pattern)
-    if compiled.search("") is not None:
+    specific = bool(literals) and min(len(s) for s in literals) >= MIN_LITERAL
+    # every match holds one of the literals: a pattern with one cannot match the empty string (not run for it)
+    if not specific and compiled.search("") is not None:
         return "the pattern matches the empty string, so it matches every line"
-    if not literals or min(len(s) for s in literals) < MIN_LITERAL:
+    if not specific:
         shown = " or ".join(repr(s) for s in literals) or "none"
         return f"every match need only contain {shown}: the pattern has no fixed text of {MIN_LITERAL} or more characters"
     if "(?i" not in pattern:  # the prefilter: a line that holds none of the literals cannot match (no case folding)

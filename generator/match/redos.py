@@ -145,8 +145,12 @@ class _Static:
                     self.problems.extend(p.pending)
                 else:
                     out.pending += p.pending
-        for i in range(len(ps)):
-            for j in range(i + 1, len(ps)):
+        # only items that end in a repetition, before items that start in one, can make a pair (the rest intersect
+        # in nothing): a run of plain text is tens of items, none of them either
+        ends = [i for i, p in enumerate(ps) if p.tail_loop or p.tail_elastic]
+        starts = [j for j, p in enumerate(ps) if p.head_loop or p.head_elastic]
+        for i in ends:
+            for j in (j for j in starts if j > i):
                 for loops, kind in ((ps[i].tail_loop & ps[j].head_loop, "loop"), (ps[i].tail_elastic & ps[j].head_elastic, "elastic")):
                     if not loops or not all(self.passes(n, loops) for n in node.items[i + 1:j]):
                         continue

@@ -28,6 +28,7 @@ class CharSet:
         return CharSet.build((ord(x), ord(x)) if isinstance(x, str) else (ord(x[0]), ord(x[1])) for x in items)
 
     @staticmethod
+    @lru_cache(maxsize=65536)  # the same runs of text (words, separators) recur across a catalog's patterns
     def of_text(text: str) -> CharSet:
         """The characters of a text (a literal run: each distinct code point once, merged into ranges)."""
         return CharSet.build((code, code) for code in set(map(ord, text)))
