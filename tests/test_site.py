@@ -292,3 +292,22 @@ def test_the_link_check_judges_each_link_from_where_it_is(tmp_path):
         "index.html -> gone/",
         "index.html -> ../up/ (outside the site)",
     ]
+
+
+def test_the_previous_site_is_removed_after_the_new_one_is_in_place(tmp_path):
+    """A build replaces the previous site at once and removes the old tree in a detached process (nothing of it is
+    left, nothing else beside the site is touched); a tree an earlier, stopped build left is removed with it."""
+    import time
+
+    out, _ = _previous_site(tmp_path)
+    stale = tmp_path / ".site.old-999999999"  # no such process: left by a build that was stopped
+    (stale / "deep").mkdir(parents=True)
+    (stale / "deep" / "index.html").write_text("stale", encoding="utf-8")
+    (tmp_path / "keep.txt").write_text("not the build's", encoding="utf-8")
+    assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 0
+    assert "previous build" not in (out / "index.html").read_text(encoding="utf-8") and not (out / "errors" / "old.html").exists()
+    for _ in range(600):  # the detached removal: at most a minute
+        if not _leftovers(tmp_path):
+            break
+        time.sleep(0.1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "site"]

@@ -23,12 +23,12 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import yaml
 from mkdocs.utils.meta import get_data
 
-from .. import forked, routes
+from .. import routes
 from . import facts, frames, render, searchindex, searchtext
 from .feeds import feed_files
 from ..match.rules import RULES as MATCH_RULES
@@ -241,7 +241,8 @@ def _write_alias_redirects(site: Path, records: list[Record]) -> int:
 
 
 def _swap_in(new: Path, out: Path) -> None:
-    """Replace `out` by `new` (same file system: two renames; the old tree is removed only afterwards)."""
+    """Replace `out` by `new` (same file system: two renames; the old tree is removed only afterwards, in the
+    background: a site of 130,000 files takes seconds to delete, and the new one is in place already)."""
     old = None
     if out.exists():
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
@@ -252,30 +253,44 @@ def _swap_in(new: Path, out: Path) -> None:
         if old is not None:
             os.rename(old, out)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    # with what an earlier build left being removed when it was stopped (its process gone)
+    stale = [p for p in out.parent.glob(f".{out.name}.old-*") if p != old and not _running(p.name.rsplit("-", 1)[-1])]
+    _remove([p for p in [old, *stale] if p is not None])
 
 
-def _fill_pages(sites: dict[str, Path], jobs: Any, url: str) -> dict[str, int]:
-    """The catalog's pages of each language written in their frames (frames.fill_pages), the languages side by
-    side: the first here, the others in a forked process (the pages are in memory; only the counts come back).
-    Returns how many pages each language got."""
-    def fill(langs: tuple[str, ...]) -> dict[str, int | str]:
-        done: dict[str, int | str] = {}
-        for lang in langs:
-            try:
-                done[lang] = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
-            except frames.FrameError as exc:
-                done[lang] = str(exc)
-        return done
+def _running(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
-    first, rest = LANGS[:1], LANGS[1:]
-    others = forked.start(lambda: fill(rest)) if rest and forked.available() else (lambda: fill(rest))
-    done = {**fill(first), **others()}
-    for lang in LANGS:
-        if isinstance(done[lang], str):
-            raise BuildError(str(done[lang]))
-    return {lang: int(done[lang]) for lang in LANGS}
+
+def _remove(trees: list[Path]) -> None:
+    """Delete `trees` in a detached process (forked twice, so that nothing waits for it and no process is left
+    unreaped), or here where fork is not available."""
+    if not trees:
+        return
+    if not hasattr(os, "fork"):
+        for tree in trees:
+            shutil.rmtree(tree, ignore_errors=True)
+        return
+    child = os.fork()
+    if child == 0:  # the first child: starts the one that deletes, and ends at once
+        try:
+            if os.fork() == 0:
+                os.setsid()  # out of the terminal's process group: a Ctrl-C meant for the next command spares it
+                quiet = os.open(os.devnull, os.O_RDWR)  # and holding no pipe of the caller's open: nobody waits for it
+                for fd in (0, 1, 2):
+                    os.dup2(quiet, fd)
+                os.closerange(3, 65536)
+                for tree in trees:
+                    shutil.rmtree(tree, ignore_errors=True)
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
 
 
 def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: Path | None = None) -> int:
@@ -354,7 +369,11 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         _wait_builders(running, progress)
         if jobs is not None:
             jobs.close()  # every result is in: no worker or thread is left when the languages' pages are written
-            for lang, n in _fill_pages(sites, jobs, url).items():
+            for lang in LANGS:
+                try:
+                    n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
+                except frames.FrameError as exc:
+                    raise BuildError(str(exc)) from None
                 progress.say(f"wrote {n:,} catalog pages ({lang})")
             jobs.keep()
     except BaseException:
@@ -392,11 +411,13 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     try:
         later: set[str] = set()
         broken = check_links(site, base, later, files)
+        progress.say(f"checked the links of {sum(rel.endswith('.html') for rel in files):,} pages")
     finally:
         try:
             searchindex.finish(pagefind, site, work)
         except searchindex.SearchIndexError as exc:
             raise BuildError(str(exc)) from None
+    progress.say("wrote the search index")
     broken += sorted(item.split("\0")[0] for item in later if not (site / item.split("\0")[1]).exists())
     if broken:
         shown = "\n  ".join(broken[:50])
