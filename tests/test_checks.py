@@ -131,6 +131,8 @@ def test_two_records_for_one_error_are_found_among_many_as_by_every_pair(tmp_pat
     for n in range(40):
         word, other = rng.choice(words), rng.choice(words)
         regex = f"Failed to {word} (\\d+) blocks"  # some share a word: each finds the other's example
+        if n % 5 == 0:  # some fold case: found through their case-folded literals
+            regex = f"(?i)failed TO {word.upper()} (\\d+) blocks"
         example = f"ValueError: Failed to {word} 12 blocks, after Failed to {other} 3 blocks"  # and some quote another
         body = (text.replace("id: demo/minimal", f"id: demo/r{n:02d}")
                 .replace("regex: 'Failed to allocate (\\d+) blocks for request (\\S+)'", f"regex: '{regex}'")

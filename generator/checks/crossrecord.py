@@ -143,23 +143,45 @@ def _finds(matcher, examples: list[tuple[int | str, str]]) -> int | str | None:
 
 
 def _candidate_pairs(entries: list) -> list[tuple[int, int]]:
-    """The pairs (a, b), a < b, in order, whose patterns each find some example of the other: one pass of every
-    example through one RE2 set of all patterns (linear in the examples), not every pattern against every record's
-    examples. The caller still asks each pair which example, so findings are the same as a pass over all pairs."""
+    """The pairs (a, b), a < b, in order, whose patterns each find some example of the other. The examples are
+    indexed by the literals in them: every match of a pattern holds one of its literals (generator.match.portable,
+    case-folded for a case-insensitive pattern), so one pass of each example through one RE2 set of every
+    pattern's literals names the few patterns that can find it, and only those are run on it. The caller still
+    asks each pair which example, so findings are the same as a pass over all pairs."""
+    from ..match.portable import analyse
     from .regex import pattern_set
 
-    indexed = [(i, matcher.pattern) for i, (_, matcher, *_) in enumerate(entries) if matcher is not None]
-    patterns = pattern_set()
+    literals = pattern_set()
+    owners: list[list[int]] = []  # literal k -> the entries whose pattern holds it
+    keys: dict[str, int] = {}
+    always: list[int] = []  # entries whose pattern names no literal: run on every example
+    for i, (_, matcher, *_) in enumerate(entries):
+        if matcher is None:
+            continue
+        found = analyse(matcher.pattern, backtracking=False)
+        if found.broken or not found.literals:
+            always.append(i)
+            continue
+        for text in found.literals:
+            key = f"(?i:{re2.escape(text)})" if found.ignore_case else re2.escape(text)
+            if key not in keys:
+                keys[key] = len(owners)
+                owners.append([])
+                literals.Add(key)
+            owners[keys[key]].append(i)
     try:
-        for _, pattern in indexed:
-            patterns.Add(pattern)
-        patterns.Compile()
-    except re2.error:  # over RE2's memory budget: every pair is a candidate
-        return [(a, b) for a in range(len(entries)) for b in range(a + 1, len(entries))]
+        literals.Compile()
+    except re2.error:  # over RE2's memory budget: every entry is tried on every example
+        always = [i for i, (_, matcher, *_) in enumerate(entries) if matcher is not None]
+        owners = []
     finds: dict[int, set[int]] = {}  # record -> the records whose pattern finds one of its examples
     for a, (_, _, examples, *_) in enumerate(entries):
+        hits = finds.setdefault(a, set())
         for _, text in examples:
-            finds.setdefault(a, set()).update(indexed[k][0] for k in patterns.Match(text) or ())
+            tried = set(always)
+            for k in (literals.Match(text) or ()) if owners else ():
+                tried.update(owners[k])
+            hits.update(i for i in tried - hits if entries[i][1].search(text) is not None)
     return sorted((a, b) for a, hits in finds.items() for b in hits if a < b and a in finds.get(b, ()))
 
 
