@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATASET
+from generator.checks.catalog import CatalogRefused
 from generator.checks.pipeline import check
 from generator.site import catalogbuild
 
@@ -110,3 +111,9 @@ def test_the_whole_share_is_kept_and_read_back_until_an_input_changes(tmp_path, 
     assert share() == (catalogbuild.CatalogJobs, made)  # made again, not read damaged
     (folder / "links.json").write_text("{}", encoding="utf-8")
     assert share()[0] is catalogbuild.CatalogJobs
+    # the same bytes through a link, which the checks refuse: a kept share of the regular file is not read for it
+    project = next(folder.glob("*.jsonl"))
+    shutil.move(project, tmp_path / "elsewhere.jsonl")
+    project.symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(CatalogRefused):
+        catalogbuild.open_share(folder, records, *args)

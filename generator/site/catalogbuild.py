@@ -188,9 +188,15 @@ def catalog_key(folder: Path, records: list, base: str, repo_url: str | None, la
     h = hashlib.sha256(f"errdex site catalog\n{code_version()}\n{base}\n{repo_url}\n{','.join(langs)}\n".encode())
     facts = {rid: {"title": f.title, "message": f.message} for rid, f in sorted(record_facts(records).items())}
     h.update(_compact(facts))
-    files = [(p.name, p) for p in sorted(folder.iterdir()) if p.is_file()]
-    files += [(f"symbols/{p.name}", p) for p in sorted((folder / "symbols").glob("*.jsonl")) if p.is_file()]
-    hash_files(h, files)
+    # every entry of the folder and of symbols/ by name and kind (the checks refuse a link or a stray folder), and
+    # the bytes of each regular file
+    for sub in (folder, folder / "symbols"):
+        for p in sorted(sub.iterdir()) if sub.is_dir() and not sub.is_symlink() else ():
+            kind = "link" if p.is_symlink() else "file" if p.is_file() else "dir" if p.is_dir() else "other"
+            name = p.relative_to(folder).as_posix()
+            h.update(f"{kind} {name}\n".encode("utf-8", "surrogateescape"))
+            if kind == "file":
+                hash_files(h, [(name, p)])
     return h.hexdigest()
 
 
@@ -200,8 +206,12 @@ def open_share(folder: Path, records: list, base: str, repo_url: str | None, lan
     Raises checks.catalog.CatalogRefused for a catalog with findings."""
     from .catalogpages import CatalogSite
 
-    caching = os.environ.get("ERRDEX_NO_CACHE") != "1"
-    key = catalog_key(folder, records, base, repo_url, langs) if caching else None
+    key = None
+    if os.environ.get("ERRDEX_NO_CACHE") != "1" and folder.is_dir():
+        try:
+            key = catalog_key(folder, records, base, repo_url, langs)
+        except OSError:  # a file that cannot be read: the checks say which
+            key = None
     if key is not None:
         path = default_cache() / "site" / f"catalog-{key}.bundle"
         if path.is_file():
