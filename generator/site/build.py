@@ -353,18 +353,21 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     if bad_xml:
         raise BuildError("XML files that do not parse:\n  " + "\n  ".join(bad_xml))
 
-    gc.freeze()  # what the build holds now lives to its end: the collector need not walk it again while the links are read
-    progress.say("indexing with Pagefind, checking internal links meanwhile ...")
-    pagefind = searchindex.start(site, work, env, files)
+    gc.freeze()  # what the build holds lives to its end: the collector need not walk it again while the links are read
     try:
-        later: set[str] = set()
-        broken = check_links(site, base, later, files)
-        progress.say(f"checked the links of {sum(rel.endswith('.html') for rel in files):,} pages")
-    finally:
+        progress.say("indexing with Pagefind, checking internal links meanwhile ...")
+        pagefind = searchindex.start(site, work, env, files)
         try:
-            searchindex.finish(pagefind, site, work)
-        except searchindex.SearchIndexError as exc:
-            raise BuildError(str(exc)) from None
+            later: set[str] = set()
+            broken = check_links(site, base, later, files)
+            progress.say(f"checked the links of {sum(rel.endswith('.html') for rel in files):,} pages")
+        finally:
+            try:
+                searchindex.finish(pagefind, site, work)
+            except searchindex.SearchIndexError as exc:
+                raise BuildError(str(exc)) from None
+    finally:
+        gc.unfreeze()  # a caller that lives on (a test session) collects what the build left
     progress.say("wrote the search index")
     broken += sorted(item.split("\0")[0] for item in later if not (site / item.split("\0")[1]).exists())
     if broken:

@@ -204,8 +204,6 @@ def open_share(folder: Path, records: list, base: str, repo_url: str | None, lan
     """The catalog's share of this build: kept from an earlier build of the same inputs (KeptCatalog), else its
     jobs started on the loaded, checked catalog (CatalogJobs), or None when the folder holds no catalog to show.
     Raises checks.catalog.CatalogRefused for a catalog with findings."""
-    from .catalogpages import CatalogSite
-
     key = None
     if os.environ.get("ERRDEX_NO_CACHE") != "1" and folder.is_dir():
         try:
