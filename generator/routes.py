@@ -150,14 +150,15 @@ API: dict[str, str] = {
 # The catalog's pages, relative to a language root (generator/site/catalogpages.py writes them): {project} is a
 # project slug, {key} a module (its folder, '/' written '.'), a release or an entry's hash. Every user-facing
 # entry has a page of its own (`catalog_message`: a lean page, not the theme's 17 KB frame, so that 38,000 of them
-# in two languages fit the 1 GB the site is published in); one page renders any other entry from the API
-# (`catalog_entry?id=<project>/<hash>`, read from its entries file).
+# in two languages fit the 1 GB the site is published in; a file of its project's messages/ folder, not a folder
+# of its own: a folder each doubled the files a build creates and walks); one page renders any other entry from
+# the API (`catalog_entry?id=<project>/<hash>`, read from its entries file).
 CATALOG_PAGES: dict[str, str] = {
     "catalog": "catalog/",
     "catalog_project": "catalog/{project}/",
     "catalog_module": "catalog/{project}/modules/{key}/",
     "catalog_release": "catalog/{project}/releases/{key}/",
-    "catalog_message": "catalog/{project}/messages/{key}/",  # the entries of tier CATALOG_MESSAGE_TIER
+    "catalog_message": "catalog/{project}/messages/{key}.html",  # the entries of tier CATALOG_MESSAGE_TIER
     "catalog_entry": "catalog/entry/",
 }
 
@@ -234,9 +235,16 @@ def record_file(record_id: str) -> str:
     return RECORD_FILE.format(key=record_id)
 
 
+def page_file(url: str) -> str:
+    """The file that serves a page's URL (relative to the site or a language root): a folder's index.html, or
+    the file the URL names."""
+    return url + "index.html" if url.endswith("/") or not url else url
+
+
 def relative(from_url: str, to_url: str) -> str:
-    """Relative link between two site-root-relative URLs (directories end with '/')."""
-    start = posixpath.dirname(from_url.rstrip("/") + "/x") if from_url else "."
+    """Relative link between two site-root-relative URLs (folders end with '/'; any other URL names a file, and
+    links from it start in its folder)."""
+    start = (from_url if from_url.endswith("/") else posixpath.dirname(from_url)).rstrip("/") or "."
     target = to_url.rstrip("/") or "."
     rel = posixpath.relpath(target, start or ".")
     if to_url.endswith("/") and not rel.endswith("/"):

@@ -289,7 +289,7 @@ def test_the_page_shows_catalog_entries_with_releases_and_the_version_box(browse
         assert "template=new-error.yml" in issue and "from-catalog" not in issue and "modality%3Daudio" in issue
         assert ("No fix yet" if lang == "en" else "暂无修复方法") in items[0].query_selector("[data-errdex-fix]").inner_text()
         entry = items[0].query_selector("a[data-errdex-entry]").get_attribute("href")
-        assert entry == root + "catalog/vllm/messages/0032c5647d53c1e0/"  # user-facing: its own page
+        assert entry == root + "catalog/vllm/messages/0032c5647d53c1e0.html"  # user-facing: its own page
         assert items[0].query_selector("a[data-errdex-guide]") is None
         # what the code says around it, from its line of the API's entries file, labelled as read from the code
         page.wait_for_selector("[data-errdex-catalog-result] [data-errdex-code]")

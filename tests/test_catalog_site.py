@@ -135,7 +135,7 @@ def test_the_harvest_keeps_each_line_of_a_moving_statement():
 def test_every_release_pair_has_a_page_and_a_file(site):
     for lang in routes.LANGS:
         for release in ("0.2.0", "0.3.0"):
-            assert (site / routes.catalog_page_url("catalog_release", "demo", release, lang=lang) / "index.html").is_file()
+            assert (site / routes.page_file(routes.catalog_page_url("catalog_release", "demo", release, lang=lang))).is_file()
             assert (site / "api" / routes.api_path("catalog_changes", release, project="demo")).is_file()
         assert not (site / routes.catalog_page_url("catalog_release", "demo", "0.1.0", lang=lang)).exists()  # no release before it
         assert not (site / routes.lang_root(lang) / "catalog" / "_frame").exists()  # the frames are gone
@@ -147,9 +147,9 @@ def test_every_release_pair_has_a_page_and_a_file(site):
 
 
 def test_a_release_page_links_each_change_to_its_own_page(site):
-    page = (site / routes.catalog_page_url("catalog_release", "demo", "0.3.0", lang="en") / "index.html").read_text()
+    page = (site / routes.page_file(routes.catalog_page_url("catalog_release", "demo", "0.3.0", lang="en"))).read_text()
     reworded = page[page.index('id="reworded"'):]
-    assert ('was: <code>Prefix cache is off for {}</code> → <a href="../../messages/2222222222222222/">'
+    assert ('was: <code>Prefix cache is off for {}</code> → <a href="../../messages/2222222222222222.html">'
             "<code>Prefix cache is off for {}.</code></a>") in reworded
     assert 'class="errdex-cat-facts"' not in page  # the facts are on the entry's page, once
 
@@ -174,7 +174,7 @@ def test_each_user_facing_entry_has_a_lean_page_in_each_language(site):
     guide labelled as read from the code, the raise sites, the record or how to start one; in both languages,
     each naming the other; catalog text only ever as text. An internal entry has none (the entry view shows it)."""
     for lang in ("en", "zh"):
-        page = (site / routes.catalog_page_url("catalog_message", "demo", "6c82ce52ae657a8f", lang=lang) / "index.html").read_text()
+        page = (site / routes.page_file(routes.catalog_page_url("catalog_message", "demo", "6c82ce52ae657a8f", lang=lang))).read_text()
         title = re.search(r"<title>(.*?)</title>", page).group(1)
         assert title == ("Scheduler queue is full (… waiting) (demo error) - errdex" if lang == "en" else "Scheduler queue is full (… waiting)（demo 错误） - errdex")
         assert '<meta name="description" content="demo' in page and "Scheduler queue is full ({} waiting)" in page
@@ -183,17 +183,17 @@ def test_each_user_facing_entry_has_a_lean_page_in_each_language(site):
         assert "errdex new demo/scheduler-queue-is-full-waiting --from-catalog demo/6c82ce52ae657a8f" in page
         assert "servekit/sched.py:88" in page and "0.2.0" in page
         for other in ("en", "zh"):
-            assert f'hreflang="{other}" href="https://errdex.dev/{routes.lang_root(other)}catalog/demo/messages/6c82ce52ae657a8f/"' in page
+            assert f'hreflang="{other}" href="https://errdex.dev/{routes.lang_root(other)}catalog/demo/messages/6c82ce52ae657a8f.html"' in page
         assert "<script" not in page  # a lean page: the theme's styles, none of its scripts
-    hostile = (site / routes.catalog_page_url("catalog_message", "demo", HOSTILE_ID.split("/")[1], lang="en") / "index.html").read_text()
+    hostile = (site / routes.page_file(routes.catalog_page_url("catalog_message", "demo", HOSTILE_ID.split("/")[1], lang="en"))).read_text()
     for raw in ("<script>alert", "<img src=x", "</pre><script>", "</dd><script>", "<b>doc</b>", "<i>4096</i>", "<a href=x>", "ERRDEXFRAMEBODY</p>"):
         assert raw not in hostile, raw
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile
     assert not (site / routes.catalog_page_url("catalog_message", "demo", "c9fb72e4f5596537")).exists()  # internal
-    old = (site / routes.catalog_page_url("catalog_message", "demo", "1111111111111111") / "index.html").read_text()
-    assert '<h2 id="variants">Other wordings of this message</h2><ul><li><a href="../2222222222222222/"><code>Prefix cache is off for {}.</code>' in old
+    old = (site / routes.page_file(routes.catalog_page_url("catalog_message", "demo", "1111111111111111"))).read_text()
+    assert '<h2 id="variants">Other wordings of this message</h2><ul><li><a href="2222222222222222.html"><code>Prefix cache is off for {}.</code>' in old
     module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.v2") / "index.html").read_text()
-    assert '<h3 id="e-93b6920f7d0b9a6c"><a href="../../messages/93b6920f7d0b9a6c/">' in module
+    assert '<h3 id="e-93b6920f7d0b9a6c"><a href="../../messages/93b6920f7d0b9a6c.html">' in module
     internal = (site / routes.catalog_page_url("catalog_module", "demo", "servekit.cache") / "index.html").read_text()
     assert '<h3 id="e-c9fb72e4f5596537"><code>' in internal and "entry/?id=demo/c9fb72e4f5596537" in internal
 
@@ -209,7 +209,7 @@ def test_a_lean_page_shows_its_entry_in_the_browser(browser, site):
         assert pg.evaluate("document.querySelectorAll('article script, article img').length") == 0
         assert pg.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor") != "rgba(0, 0, 0, 0)"  # the theme's styles
         pg.click("a.errdex-lang")
-        assert pg.url.endswith("/catalog/demo/messages/0123456789abcdef/") and "/zh/" not in pg.url
+        assert pg.url.endswith("/catalog/demo/messages/0123456789abcdef.html") and "/zh/" not in pg.url
         pg.close()
     assert errors == []
 
@@ -229,7 +229,7 @@ def test_catalog_text_never_becomes_markup(site):
     # its folder, "servekit/<b>x<", is a module whose page path escapes every character but letters, digits and '-'
     module = (site / routes.catalog_page_url("catalog_module", "demo", "servekit._3c_b_3e_x_3c_") / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in module and "ERRDEXFRAMEBODY" in module  # a marker in data stays text
-    assert re.search(r'<h3 id="e-0123456789abcdef"><a href="../../messages/0123456789abcdef/"><code>&lt;script&gt;', module)
+    assert re.search(r'<h3 id="e-0123456789abcdef"><a href="../../messages/0123456789abcdef.html"><code>&lt;script&gt;', module)
 
 
 def test_the_api_files(site):
@@ -267,7 +267,7 @@ def test_the_api_files(site):
     sitemap = (site / "sitemap-pages.xml").read_text()
     assert "/catalog/demo/releases/0.3.0/" in sitemap and "/zh/catalog/demo/modules/servekit/" in sitemap
     messages = (site / "sitemap-messages-1.xml").read_text()
-    assert "/catalog/demo/messages/2222222222222222/" in messages and "/zh/catalog/demo/messages/2222222222222222/" in messages
+    assert "/catalog/demo/messages/2222222222222222.html" in messages and "/zh/catalog/demo/messages/2222222222222222.html" in messages
     assert "c9fb72e4f5596537" not in messages  # internal: no page of its own
 
 
@@ -405,3 +405,28 @@ def test_a_big_module_is_split_by_folder_then_by_file_and_no_message_is_lost():
     assert len(models) >= 2 and all(len(modules[n]) <= MODULE_ENTRIES for n in models)
     assert models[0] == "p/q/r/models (m000.py – m%03d.py)" % (MODULE_ENTRIES // 2 - 1)
     assert [e.path for e in modules["p/q/r"]] == ["p/q/r/tiny/t.py"] * 3  # a small part stays with its module
+
+
+def test_a_rebuild_links_the_pages_and_api_files_it_would_write_again(catalog_dir, site, tmp_path, capsys):
+    """A build that replaces an earlier one takes the catalog's pages and API files of the same bytes from it (links,
+    not writes: generator.safefs.Reuse) and gives the same site, byte for byte; an earlier page whose bytes differ,
+    or that is a link, is written anew."""
+    out = tmp_path / "site"
+    shutil.copytree(site, out)
+    page = routes.page_file(routes.catalog_page_url("catalog_message", "demo", "6c82ce52ae657a8f"))
+    (out / page).write_bytes((out / page).read_bytes().replace(b"<h1>", b"<h2>", 1))  # same size, other bytes
+    other = routes.page_file(routes.catalog_page_url("catalog_message", "demo", "2222222222222222"))
+    (tmp_path / "elsewhere.html").write_bytes((out / other).read_bytes())
+    (out / other).unlink()
+    (out / other).symlink_to(tmp_path / "elsewhere.html")
+    capsys.readouterr()
+    with unchecked():
+        assert main(["build", "--out", str(out), "--data", str(catalog_dir.parent / "dataset")]) == 0
+    said = capsys.readouterr().err
+    assert re.search(r"wrote 13 catalog pages \(en\); linked 11 files of the same bytes from the last build", said), said
+    assert re.search(r"wrote the JSON API with the catalog's \d+ files; linked \d+ files of the same bytes", said), said
+    files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    for rel in files:
+        assert (out / rel).read_bytes() == (site / rel).read_bytes(), rel
+    assert not (out / other).is_symlink() and (tmp_path / "elsewhere.html").stat().st_nlink == 1

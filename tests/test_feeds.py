@@ -44,14 +44,14 @@ def test_the_sitemap_is_an_index_of_files_within_the_protocols_limit(monkeypatch
     from generator.site import feeds
 
     monkeypatch.setattr(feeds, "SITEMAP_URLS", 3)
-    messages = ["catalog/p/messages/00000000000000a1/", "catalog/p/messages/00000000000000a2/"]
+    messages = ["catalog/p/messages/00000000000000a1.html", "catalog/p/messages/00000000000000a2.html"]
     files = feeds.feed_files(_records(), "https://example.org/", [], messages + messages[:1])
     index = ET.fromstring(files["sitemap.xml"])
     assert [loc.text for loc in index.iter(f"{SM}loc")] == [
         "https://example.org/sitemap-pages.xml", "https://example.org/sitemap-messages-1.xml", "https://example.org/sitemap-messages-2.xml"]
     listed = [loc.text for name in ("sitemap-messages-1.xml", "sitemap-messages-2.xml") for loc in ET.fromstring(files[name]).iter(f"{SM}loc")]
-    assert listed == ["https://example.org/catalog/p/messages/00000000000000a1/", "https://example.org/zh/catalog/p/messages/00000000000000a1/",
-                      "https://example.org/catalog/p/messages/00000000000000a2/", "https://example.org/zh/catalog/p/messages/00000000000000a2/"]
+    assert listed == ["https://example.org/catalog/p/messages/00000000000000a1.html", "https://example.org/zh/catalog/p/messages/00000000000000a1.html",
+                      "https://example.org/catalog/p/messages/00000000000000a2.html", "https://example.org/zh/catalog/p/messages/00000000000000a2.html"]
     assert "sitemap-messages-1.xml" not in feeds.feed_files(_records(), "https://example.org/", [])
 
 

@@ -55,7 +55,7 @@ def test_text_names_the_site_releases_and_that_there_is_no_guide(capsys, tmp_pat
     assert "(catalog entry, score" in out and "raised at servekit/sched.py:88 (as of 0.3.0)" in out
     assert "demo · RuntimeError · raised since 0.2.0 (to 0.3.0, the newest harvested)" in out and "no record explains it yet" in out
     assert "fix: none yet (no record explains this message)" in out and out.count("message: Scheduler") == 1
-    assert "catalog/demo/messages/6c82ce52ae657a8f/" in out  # its own page on the site
+    assert "catalog/demo/messages/6c82ce52ae657a8f.html" in out  # its own page on the site
     assert "demo/kv-cache-out-of-memory  (record, score" in out
     # the entry's guide, read from the code at a release and said to be so
     assert ("   Read from the code of demo 0.3.0 (not a curated fix):\n"
@@ -71,7 +71,7 @@ def test_the_guide_is_in_the_json_answer_and_the_card(capsys, tmp_path):
     entry = next(r for r in json.loads(out)["results"] if r["line"] == 2)
     assert entry["catalog"]["guide"]["guard"] == {"kind": "if", "source": "len(self.waiting) >= self.max_waiting"}
     assert entry["card"]["from_code"] == entry["catalog"]["guide"]
-    assert entry["card"]["url"].endswith("/catalog/demo/messages/6c82ce52ae657a8f/")  # user-facing: its own page
+    assert entry["card"]["url"].endswith("/catalog/demo/messages/6c82ce52ae657a8f.html")  # user-facing: its own page
 
 
 def test_usage_errors(capsys, tmp_path):

@@ -212,7 +212,7 @@ def test_match_log_joins_records_and_catalog(server: Server) -> None:
     # what the code says around it: the entry's guide, in its card, labelled as read from the code
     assert second["card"]["from_code"]["guard"] == {"kind": "if", "source": "len(self.waiting) >= self.max_waiting"}
     assert second["card"]["from_code"]["options"][0]["flag"] == "--max-waiting" and "fix" not in second["card"]
-    assert second["card"]["url"].endswith("/catalog/demo/messages/6c82ce52ae657a8f/")  # its own page on the site
+    assert second["card"]["url"].endswith("/catalog/demo/messages/6c82ce52ae657a8f.html")  # its own page on the site
     # The log's release: an entry that release does not have drops, and says why.
     old = server.ok("match_log", text=log, versions={"servekit": "0.1.0"})
     queue = next(r for r in old["results"] if r["id"] == QUEUE_ENTRY)

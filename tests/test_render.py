@@ -88,6 +88,13 @@ def test_relative_links():
     assert routes.relative("errors/a/b/", "api/errors/a/b.json") == "../../../api/errors/a/b.json"
     assert routes.relative("zh/errors/a/", "zh/browse/tag/x/") == "../../browse/tag/x/"
     assert routes.relative("", "errors/a/") == "errors/a/"
+    # a URL that names a file (an entry's own catalog page): its links start in its folder, and links reach it
+    page = routes.catalog_page_url("catalog_message", "p", "00000000000000a1")
+    assert page == "catalog/p/messages/00000000000000a1.html" and routes.page_file(page) == page
+    assert routes.relative(page, "catalog/p/modules/m/") == "../modules/m/"
+    assert routes.relative(page, "catalog/p/messages/00000000000000a2.html") == "00000000000000a2.html"
+    assert routes.relative("catalog/p/releases/1.0/", page) == "../../messages/00000000000000a1.html"
+    assert routes.page_file("errors/a/") == "errors/a/index.html" and routes.page_file("") == "index.html"
 
 
 def test_only_http_urls_are_links():

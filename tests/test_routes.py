@@ -61,7 +61,7 @@ def test_client_routes():
         "paste_page": "match/", "issue_new_error": "issues/new?template=new-error.yml",
         "api_catalog_match_index": "api/catalog/match/index.json", "api_catalog_match_shard": "api/catalog/match/{key}.json.gz",
         "api_drift_index": "api/drift/index.json", "api_drift_shard": "api/drift/{key}.json.gz", "api_drift_registry": "api/drift/{project}/{key}.json.gz",
-        "api_catalog_entries": "api/catalog/{project}/entries/{key}.ndjson", "catalog_entry_page": "catalog/entry/", "catalog_message_page": "catalog/{project}/messages/{key}/",
+        "api_catalog_entries": "api/catalog/{project}/entries/{key}.ndjson", "catalog_entry_page": "catalog/entry/", "catalog_message_page": "catalog/{project}/messages/{key}.html",
         "catalog_project_page": "catalog/{project}/",
     }
     assert routes.catalog_page_url("catalog_release", "vllm", "0.11.0", lang="zh") == "zh/catalog/vllm/releases/0.11.0/"

@@ -26,7 +26,7 @@ import pytest
 import yaml
 from mkdocs.utils.meta import get_data
 
-from generator import chars, routes
+from generator import chars, routes, safefs
 from generator.site import facts, markup, render
 from generator.checks import run_checks
 from generator.cli import main
@@ -589,3 +589,34 @@ def test_every_date_a_record_holds_is_checked_for_the_future(monkeypatch) -> Non
     data["provenance"]["analyzed_at"] = "2202-01-01T00:00:00Z"
     found = {f.pointer for f in run_checks([RawRecord("r.yaml", data, "")]) if f.code == "REC008"}
     assert {"/reports/0/date", "/provenance/origin/first_seen", "/source/release/checked", "/provenance/analyzed_at"} <= found
+
+
+def test_reuse_links_only_a_regular_file_of_the_same_bytes_from_under_the_old_tree(tmp_path) -> None:
+    """generator.safefs.Reuse: a file of the earlier build with the bytes to be written is linked (no data written);
+    other bytes (same size or not), a symbolic link to the same bytes, a path through a linked folder, or no
+    earlier file: written as a new file; an existing target is never written through."""
+    old, new, outside = tmp_path / "old", tmp_path / "new", tmp_path / "outside"
+    for folder in (old / "a", new / "a", new / "b", outside):
+        folder.mkdir(parents=True)
+    (old / "a" / "same.html").write_bytes(b"page one")
+    (old / "a" / "other.html").write_bytes(b"page ONE")  # same size, other bytes
+    (old / "a" / "short.html").write_bytes(b"page")
+    (outside / "secret.html").write_bytes(b"page one")
+    (old / "a" / "linked.html").symlink_to(outside / "secret.html")
+    (old / "b").symlink_to(outside, target_is_directory=True)  # a folder on the way that is a link
+    reuse = safefs.Reuse(old)
+    for name in ("same", "other", "short", "linked", "missing"):
+        reuse.write(new / "a" / f"{name}.html", f"a/{name}.html", b"page one")
+    reuse.write(new / "b" / "secret.html", "b/secret.html", b"page one")
+    assert reuse.linked == 1
+    assert os.path.samefile(new / "a" / "same.html", old / "a" / "same.html")
+    for path in [new / "a" / f"{n}.html" for n in ("other", "short", "linked", "missing")] + [new / "b" / "secret.html"]:
+        assert path.read_bytes() == b"page one" and not path.is_symlink() and os.stat(path).st_nlink == 1, path
+    assert (old / "a" / "other.html").read_bytes() == b"page ONE"  # the earlier build is never changed
+    assert (outside / "secret.html").stat().st_nlink == 1
+    with pytest.raises(FileExistsError):
+        reuse.write(new / "a" / "same.html", "a/same.html", b"page one")
+    fresh = safefs.Reuse(None)  # no earlier build: every file written
+    fresh.write(new / "a" / "none.html", "a/none.html", b"page one")
+    assert fresh.linked == 0 and (new / "a" / "none.html").read_bytes() == b"page one"
+    assert safefs.Reuse(tmp_path / "absent").old is None

@@ -29,6 +29,7 @@ from ..records.vocabulary import ID_PATTERN, SEVERITIES
 from .openapi import API_VERSION, file_entry, openapi_document
 from ..routes import Links, api_path
 from ..records.schema import schema_text
+from ..safefs import Reuse
 
 DATASET_VERSION_LENGTH = 16
 
@@ -259,8 +260,10 @@ def safe_relpath(path: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
-def write_api(records: list[Record], dest: Path, *, base: str = "/", **catalog: Any) -> None:
-    """Write the API files into `dest` (created if needed), replacing files of the same name.
+def write_api(records: list[Record], dest: Path, *, base: str = "/", reuse: Reuse | None = None, **catalog: Any) -> None:
+    """Write the API files into `dest` (created if needed), replacing files of the same name. `reuse`: the API
+    folder of the build this one replaces, whose files of the same bytes are linked rather than written
+    (generator.safefs.Reuse).
 
     Every path is checked before anything is written: a path that would land outside `dest` (through `..`,
     an absolute path, or a symlink already inside `dest`) raises ValueError and nothing is written. Files in
@@ -270,7 +273,7 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", **catalog: 
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
-    targets: list[tuple[Path, bytes]] = []
+    targets: list[tuple[Path, str, bytes]] = []
     inside: dict[Path, bool] = {}  # folder -> whether it resolves inside dest (tens of thousands of files share a few)
     for rel, body in files.items():
         target = root.joinpath(*safe_relpath(rel).parts)
@@ -278,18 +281,16 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", **catalog: 
             inside[target.parent] = target.parent.resolve().is_relative_to(root)
         if not inside[target.parent] or (target.is_symlink() and not target.resolve().is_relative_to(root)):
             raise ValueError(f"refusing API path {rel!r}: it resolves outside {dest}")
-        targets.append((target, body))
+        targets.append((target, target.relative_to(root).as_posix(), body))
     made: set[Path] = set()
-    for target, body in targets:
+    reuse = reuse or Reuse(None)
+    for target, rel, body in targets:
         if target.parent not in made:
             target.parent.mkdir(parents=True, exist_ok=True)
             made.add(target.parent)
         try:  # a new file is written in place (O_EXCL: never through anything already there, a link included)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+            reuse.write(target, rel, body)
         except FileExistsError:  # a file that is there is replaced whole
             tmp = target.with_name(f".{target.name}.tmp")
             tmp.write_bytes(body)
             os.replace(tmp, target)
-            continue
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(body)

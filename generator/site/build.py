@@ -37,6 +37,7 @@ from ..records.model import Record
 from ..routes import LANGS, lang_root
 from .check import check_links, check_xml, site_files
 from .outdir import swap_in
+from ..safefs import Reuse
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
@@ -51,7 +52,7 @@ class BuildError(Exception):
 @dataclass
 class Progress:
     quiet: bool
-    stream: IO[str] = sys.stderr
+    stream: IO[str] | None = None  # None: the standard error of the moment
     started: float = 0.0
 
     def __post_init__(self) -> None:
@@ -59,8 +60,9 @@ class Progress:
 
     def say(self, text: str) -> None:
         if not self.quiet:
-            self.stream.write(f"[{time.monotonic() - self.started:7.1f}s] {text}\n")
-            self.stream.flush()
+            stream = self.stream or sys.stderr
+            stream.write(f"[{time.monotonic() - self.started:7.1f}s] {text}\n")
+            stream.flush()
 
 
 def _config(config: Path = CONFIGS["en"]) -> dict:
@@ -225,6 +227,10 @@ _REDIRECT = """<!doctype html>
 """
 
 
+def _taken(reuse: Reuse) -> str:
+    return f"; linked {reuse.linked:,} files of the same bytes from the last build" if reuse.linked else ""
+
+
 def _write_alias_redirects(site: Path, records: list[Record]) -> int:
     """errors/<alias>/ -> errors/<id>/ in each language, so that legacy ids keep resolving."""
     count = 0
@@ -256,7 +262,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
-        _build(records, work, progress, catalog)
+        _build(records, work, progress, catalog, out if (out / "index.html").is_file() else None)
         swap_in(work / "site", out)
     except (BuildError, OSError) as exc:
         sys.stderr.write(f"build failed: {exc}\n{out}/ was left as it was\n")
@@ -267,7 +273,10 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
     return 0
 
 
-def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None) -> None:
+def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: Path | None = None,
+           previous: Path | None = None) -> None:
+    """The site in work/site. `previous`: the site it will replace, whose catalog pages and API files of the same
+    bytes are linked, not written again (generator.safefs.Reuse)."""
     from . import catalogapi
     from .catalogbuild import KeptCatalog, open_share
     from ..checks.catalog import CatalogRefused
@@ -311,18 +320,20 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         if jobs is not None:
             files = jobs.api_files()
             extra = {"extra": files, "extra_paths": catalogapi.openapi_paths(files), "unlisted": catalogapi.UNLISTED}
-        write_api(records, work / "api", base=base, **extra)
-        progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else ""))
+        reuse = Reuse(previous / routes.API_ROOT if previous else None)
+        write_api(records, work / "api", base=base, reuse=reuse, **extra)
+        progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else "") + _taken(reuse))
         del extra
         _wait_builders(running, progress)
         if jobs is not None:
             jobs.close()  # every result is in: no worker or thread is left when the languages' pages are written
             for lang in LANGS:
+                reuse = Reuse(previous / lang_root(lang) if previous else None)
                 try:
-                    n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url)
+                    n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url, reuse)
                 except frames.FrameError as exc:
                     raise BuildError(str(exc)) from None
-                progress.say(f"wrote {n:,} catalog pages ({lang})")
+                progress.say(f"wrote {n:,} catalog pages ({lang}){_taken(reuse)}")
             jobs.keep()
     except BaseException:
         _stop(running)

@@ -25,15 +25,21 @@ from pathlib import Path
 from .. import chars, routes
 from ..labels import CATALOG_LABELS, LANGUAGE_NAMES, catalog_label
 from .markup import front_matter_value
+from ..safefs import Reuse
 
 FRAME = "_frame"  # never a project slug (those start with a letter or digit)
-FRAMES = {depth: "catalog/" + "/".join([FRAME] * (depth - 1)) + "/" for depth in (2, 4)}
+# One frame per folder depth of the catalog's pages (a page's links are relative to its folder): 2 for a project's
+# page, 3 for the entries' own (lean) pages, 4 for module and release pages.
+FRAMED = ("catalog_project", "catalog_module", "catalog_release", "catalog_message")
+FRAMES = {depth: "catalog/" + "/".join([FRAME] * (depth - 1)) + "/"
+          for depth in sorted({routes.CATALOG_PAGES[name].count("/") for name in FRAMED})}
+LEAN_DEPTH = routes.CATALOG_PAGES["catalog_message"].count("/")  # the frame the lean pages are made from
 MARK_TITLE, MARK_DESCRIPTION, MARK_BODY = "ERRDEXFRAMETITLE", "ERRDEXFRAMEDESCRIPTION", "ERRDEXFRAMEBODY"
 _KEPT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")  # every valid slug, release and entry hash: a segment as it is
 MAX_SEGMENT = 200
 _LAYOUT_SPACE = re.compile(r"\n[ \t\r\n]*")  # a line break and the indentation and blank lines after it
 _VERBATIM = re.compile(r"<(?:pre|textarea)\b", re.I)  # where white space is content (never in a frame: squashed only then)
-_PAGE_URL = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)+")  # what a framed page's address may be
+_PAGE_URL = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)+(?:[A-Za-z0-9_][A-Za-z0-9._-]*\.html)?")  # what a catalog page's address may be
 
 
 class FrameError(Exception):
@@ -140,10 +146,12 @@ def source_pages(view, lang: str) -> dict[str, str]:
 
 
 def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[str, tuple[str, str, str]] | None = None,
-               lang: str = "en", site_url: str = "") -> int:
+               lang: str = "en", site_url: str = "", reuse: Reuse | None = None) -> int:
     """Write `pages` (URL relative to the language root `site` -> title, description, body HTML) in their frames,
-    and `lean` (the same, the body holding its own heading) as lean pages (`LeanPage`, made from the deepest frame),
-    then remove the frames. Returns how many pages were written."""
+    and `lean` (the same, the body holding its own heading) as lean pages (`LeanPage`, made from the frame of their
+    depth), then remove the frames. Returns how many pages were written. `reuse`: the same language root of the
+    build this one replaces, whose pages of the same bytes are linked rather than written (generator.safefs.Reuse)."""
+    reuse = reuse or Reuse(None)
     frames = {}
     for depth, url in FRAMES.items():
         text = (site / url / "index.html").read_text(encoding="utf-8")
@@ -156,17 +164,21 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[st
         if not _VERBATIM.search(text):  # the theme's indentation and blank lines: some 4 KB of every page
             text = _LAYOUT_SPACE.sub("\n", text)
         frames[depth] = (url, text)
-    shutil.rmtree(site / "catalog" / FRAMES[2].split("/")[1])
-    leaner = LeanPage(*frames[max(frames)], lang, site_url) if lean else None
+    shutil.rmtree(site / "catalog" / FRAME)
+    leaner = LeanPage(*frames[LEAN_DEPTH], lang, site_url) if lean else None
     if leaner is not None and lang == routes.LANGS[0]:  # the site root's assets are the first language's
         (site / LEAN_CSS).write_text(leaner.stylesheet(), encoding="utf-8")
+    made: set[Path] = set()  # the folders made so far (thousands of pages share one)
     for url, (title, description, body) in sorted((lean or {}).items()):
         _check_url(url)
         if url.count("/") != leaner.depth:
             raise FrameError(f"no lean frame for {url} (depth {url.count('/')})")
-        target = site / url / "index.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(leaner.page(url, title, description, body), encoding="utf-8")
+        rel = routes.page_file(url)
+        target = site / rel
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        reuse.write(target, rel, leaner.page(url, title, description, body).encode("utf-8"))
     for url, (title, description, body) in sorted(pages.items()):
         depth = url.count("/")
         if depth not in frames:
@@ -177,9 +189,10 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[st
         head, tail = (part.replace(MARK_TITLE, esc(title)).replace(MARK_DESCRIPTION, esc(description))
                       .replace(frame_url, esc(url)) for part in (head, tail))
         page = head + body + tail  # the body last: nothing in it is ever taken for a marker
-        target = site / url / "index.html"
+        rel = routes.page_file(url)
+        target = site / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page, encoding="utf-8")
+        reuse.write(target, rel, page.encode("utf-8"))
     return len(pages) + len(lean or {})
 
 
