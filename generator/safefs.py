@@ -90,7 +90,7 @@ class Reuse:
         self._folders: dict[str, bool] = {}  # folder under `old` -> whether no link is on its way
         self.linked = 0
 
-    def write(self, target: Path, rel: str, data: bytes) -> None:
+    def write(self, target: Path | str, rel: str, data: bytes) -> None:
         """Put `data` at `target` (a path that does not exist yet; `rel`: its path below the new tree's root, '/'
         between folders)."""
         if self.old is not None and self._take(os.fspath(target), rel, data):

@@ -184,7 +184,7 @@ def test_each_user_facing_entry_has_a_lean_page_in_each_language(site):
         assert "servekit/sched.py:88" in page and "0.2.0" in page
         for other in ("en", "zh"):
             assert f'hreflang="{other}" href="https://errdex.dev/{routes.lang_root(other)}catalog/demo/messages/6c82ce52ae657a8f.html"' in page
-        assert "<script" not in page  # a lean page: the theme's styles, none of its scripts
+        assert "<script" not in page and "data-pagefind-body" not in page  # a lean page: the theme's styles, none of its scripts; never indexed
     hostile = (site / routes.page_file(routes.catalog_page_url("catalog_message", "demo", HOSTILE_ID.split("/")[1], lang="en"))).read_text()
     for raw in ("<script>alert", "<img src=x", "</pre><script>", "</dd><script>", "<b>doc</b>", "<i>4096</i>", "<a href=x>", "ERRDEXFRAMEBODY</p>"):
         assert raw not in hostile, raw

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.site.searchtext import RULES, spaced, spaced_html, write_shadow
+from generator.site.searchtext import RULES, html_pages, spaced, spaced_html, write_shadow
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "search-conformance.json").read_text(encoding="utf-8"))
 
@@ -37,6 +37,21 @@ def test_the_shadow_spaces_only_the_segmented_language(tmp_path):
     assert (shadow / "b" / "index.html").read_text(encoding="utf-8") == "<p>显存 in English page</p>"
     assert not (shadow / "b" / "style.css").exists()
     assert (site / "zh" / "a" / "index.html").read_text(encoding="utf-8") == "<p>显存</p>"  # readers' pages unchanged
+
+
+def test_only_marked_pages_are_mirrored_and_pages_known_unmarked_are_not_read(tmp_path):
+    site = tmp_path / "site"
+    (site / "m").mkdir(parents=True)
+    (site / "a.html").write_text('<main data-pagefind-body>A</main>', encoding="utf-8")
+    (site / "m" / "b.html").write_text('<p>data-pagefind-body, as text</p>', encoding="utf-8")  # the bytes, not the attribute
+    (site / "c.html").write_text("<p>C</p>", encoding="utf-8")
+    assert html_pages(site) == [("a.html", True), ("c.html", False), ("m/b.html", True)]
+    assert html_pages(site, unmarked={"m/b.html"}) == [("a.html", True), ("c.html", False), ("m/b.html", False)]
+    (site / "m" / "b.html").unlink()  # not read: a page the builder wrote unmarked needs no look
+    assert html_pages(site, ["a.html", "c.html", "m/b.html"], {"m/b.html"}) == [("a.html", True), ("c.html", False), ("m/b.html", False)]
+    shadow = tmp_path / "shadow"
+    write_shadow(site, shadow, [], pages=html_pages(site, ["a.html", "c.html", "m/b.html"], {"m/b.html"}))
+    assert sorted(p.name for p in shadow.rglob("*.html")) == ["a.html"]
 
 
 # ------------------------------------------------------------------------------------- in the browser

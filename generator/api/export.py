@@ -272,25 +272,32 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", reuse: Reus
     files = api_files(records, base=base, **catalog)
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    root = dest.resolve()
-    targets: list[tuple[Path, str, bytes]] = []
-    inside: dict[Path, bool] = {}  # folder -> whether it resolves inside dest (tens of thousands of files share a few)
+    root = os.path.realpath(dest)  # paths as strings: tens of thousands of files
+
+    def within(path: str) -> bool:
+        return path == root or path.startswith(root + os.sep)
+
+    targets: list[tuple[str, str, bytes]] = []
+    inside: dict[str, bool] = {}  # folder -> whether it resolves inside dest (tens of thousands of files share a few)
     for rel, body in files.items():
-        target = root.joinpath(*safe_relpath(rel).parts)
-        if target.parent not in inside:
-            inside[target.parent] = target.parent.resolve().is_relative_to(root)
-        if not inside[target.parent] or (target.is_symlink() and not target.resolve().is_relative_to(root)):
+        parts = safe_relpath(rel).parts
+        target = os.path.join(root, *parts)
+        folder = os.path.dirname(target)
+        if folder not in inside:
+            inside[folder] = within(os.path.realpath(folder))
+        if not inside[folder] or (os.path.islink(target) and not within(os.path.realpath(target))):
             raise ValueError(f"refusing API path {rel!r}: it resolves outside {dest}")
-        targets.append((target, target.relative_to(root).as_posix(), body))
-    made: set[Path] = set()
+        targets.append((target, "/".join(parts), body))
+    made: set[str] = set()
     reuse = reuse or Reuse(None)
     for target, rel, body in targets:
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
+        folder = os.path.dirname(target)
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
         try:  # a new file is written in place (O_EXCL: never through anything already there, a link included)
             reuse.write(target, rel, body)
         except FileExistsError:  # a file that is there is replaced whole
-            tmp = target.with_name(f".{target.name}.tmp")
-            tmp.write_bytes(body)
+            tmp = os.path.join(folder, f".{os.path.basename(target)}.tmp")
+            Path(tmp).write_bytes(body)
             os.replace(tmp, target)

@@ -367,7 +367,8 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     gc.freeze()  # what the build holds lives to its end: the collector need not walk it again while the links are read
     try:
         progress.say("indexing with Pagefind, checking internal links meanwhile ...")
-        pagefind = searchindex.start(site, work, env, files)
+        lean = {lang_root(lang) + routes.page_file(url) for lang in LANGS for url in meta["message_urls"]}  # LeanPage: never marked
+        pagefind = searchindex.start(site, work, env, files, lean)
         try:
             later: set[str] = set()
             broken = check_links(site, base, later, files)

@@ -70,12 +70,16 @@ def check_links(site: Path, base: str = "/", later: set[str] | None = None, list
     root = os.fspath(site)
     broken = []
     seen: set[tuple[str, str]] = set()
+    said: set[tuple[str, bytes]] = set()  # (folder, link as written): the thousands of pages of one folder share most
     for page in pages:
         with open(os.path.join(root, page), "rb") as handle:
             data = handle.read()
         here = posixpath.dirname(page)
         parts = here.split("/") if here else []
         for quoted in dict.fromkeys(a or b for a, b in _LINK.findall(data)):  # each link of a page once, in order
+            if (here, quoted) in said:
+                continue
+            said.add((here, quoted))
             url = quoted.decode("utf-8", "replace")
             if not url or url[0] == "#" or url.startswith("//") or _SCHEME.match(url):
                 continue

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import html
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -168,16 +169,18 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[st
     leaner = LeanPage(*frames[LEAN_DEPTH], lang, site_url) if lean else None
     if leaner is not None and lang == routes.LANGS[0]:  # the site root's assets are the first language's
         (site / LEAN_CSS).write_text(leaner.stylesheet(), encoding="utf-8")
-    made: set[Path] = set()  # the folders made so far (thousands of pages share one)
+    made: set[str] = set()  # the folders made so far (thousands of pages share one)
+    root = os.fspath(site)
     for url, (title, description, body) in sorted((lean or {}).items()):
         _check_url(url)
         if url.count("/") != leaner.depth:
             raise FrameError(f"no lean frame for {url} (depth {url.count('/')})")
         rel = routes.page_file(url)
-        target = site / rel
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
+        target = os.path.join(root, rel)
+        folder = os.path.dirname(target)
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
         reuse.write(target, rel, leaner.page(url, title, description, body).encode("utf-8"))
     for url, (title, description, body) in sorted(pages.items()):
         depth = url.count("/")

@@ -32,12 +32,14 @@ def _mine(lang: str):
     return lambda rel: rel.startswith(root) and not any(rel.startswith(o) for o in others)
 
 
-def start(site: Path, work: Path, env: dict[str, str], files: list[str] | None = None) -> dict[str, subprocess.Popen]:
+def start(site: Path, work: Path, env: dict[str, str], files: list[str] | None = None,
+          unmarked: set[str] | frozenset[str] = frozenset()) -> dict[str, subprocess.Popen]:
     """One Pagefind run per language, each over that language's shadow, into work/pagefind-<lang>/; the
     languages that need no spacing start first (their shadow is only links). `files`: every file of the site by
-    its relative path, when the caller has walked it."""
+    its relative path, when the caller has walked it; `unmarked`: pages written without what marks a page to
+    index (searchtext.html_pages)."""
     procs: dict[str, subprocess.Popen] = {}
-    pages = searchtext.html_pages(site, files)
+    pages = searchtext.html_pages(site, files, unmarked)
     for lang in sorted(LANGS, key=lambda code: code in searchtext.SEGMENTED):
         shadow = work / f"index-shadow-{lang}"
         spaced = [lang_root(lang)] if lang in searchtext.SEGMENTED else []

@@ -66,19 +66,20 @@ def spaced_html(page: str, done: dict[str, str] | None = None) -> str:
 BODY_MARK = b"data-pagefind-body"
 
 
-def html_pages(site: Path, files: list[str] | None = None) -> list[tuple[str, bool]]:
+def html_pages(site: Path, files: list[str] | None = None, unmarked: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
     """Every HTML page of `site` (its path relative to the site's root) and whether it marks what to index, in
     order of path: one read of the site, whatever number of shadows are written from it. `files`: every file of
-    the site by its relative path (generator.site.check.site_files), else the site is walked here."""
+    the site by its relative path (generator.site.check.site_files), else the site is walked here; `unmarked`:
+    pages the builder wrote without the mark (the catalog's lean pages), not read."""
+    from .check import site_files
+
     root = os.fspath(site)
-    if files is None:
-        files = []
-        for dirpath, _dirs, names in os.walk(root):
-            rel_dir = dirpath[len(root):].lstrip(os.sep).replace(os.sep, "/")
-            files += [(rel_dir + "/" if rel_dir else "") + name for name in names]
     pages = []
-    for rel in files:
+    for rel in (site_files(site) if files is None else files):
         if rel.endswith(".html"):
+            if rel in unmarked:
+                pages.append((rel, False))
+                continue
             with open(os.path.join(root, rel), "rb") as handle:
                 pages.append((rel, BODY_MARK in handle.read()))
     return sorted(pages)
