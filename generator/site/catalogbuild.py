@@ -64,6 +64,20 @@ def _job(kind: str, arg: object) -> object:
     return view.html_pages_in(tuple(arg))  # every language at once: what the languages share is made once
 
 
+def read_kept(path: Path, digest: str) -> dict[str, bytes] | None:
+    """The sections of a kept file made under `digest`, every one checked against its sha256; None when there is
+    none, or it is damaged or foreign (then it is made again)."""
+    if not path.is_file():
+        return None
+    try:
+        found = Bundle(path)
+        if found.data_hash == digest:
+            return {name: found.section(name) for name in sorted(found.header["sections"])}
+    except (BundleError, OSError, ValueError, KeyError):
+        pass
+    return None
+
+
 def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
     """`make()`'s files, read from the cache when the same code made them from the same `inputs` (each file's name
     and bytes); made, and kept, otherwise. ERRDEX_NO_CACHE=1 always makes them."""
@@ -73,13 +87,9 @@ def kept(kind: str, inputs: list[Path], make: Callable[[], dict[str, bytes]]) ->
     hash_files(h, ((path.name, path) for path in inputs))
     digest = h.hexdigest()
     path = default_cache() / "site" / f"{kind}-{digest}.bundle"
-    if path.is_file():
-        try:
-            found = Bundle(path)
-            if found.data_hash == digest:
-                return {name: found.section(name) for name in sorted(found.header["sections"])}
-        except (BundleError, OSError):
-            pass  # made again below
+    found = read_kept(path, digest)
+    if found is not None:
+        return found
     files = make()
     try:
         write_kept(path, encode(files, {"kind": kind, "files": len(files)}, digest), path.parent.glob(f"{kind}-*.bundle"), KEEP)
@@ -211,13 +221,11 @@ def open_share(folder: Path, records: list, base: str, repo_url: str | None, lan
         except OSError:  # a file that cannot be read: the checks say which
             key = None
     if key is not None:
-        path = default_cache() / "site" / f"catalog-{key}.bundle"
-        if path.is_file():
+        found = read_kept(default_cache() / "site" / f"catalog-{key}.bundle", key)
+        if found is not None:
             try:
-                found = Bundle(path)
-                if found.data_hash == key:
-                    return KeptCatalog({name: found.section(name) for name in sorted(found.header["sections"])})
-            except (BundleError, OSError, ValueError, KeyError):
+                return KeptCatalog(found)
+            except (ValueError, KeyError):
                 pass  # made again below
     view = CatalogSite.load(folder, records, repo_url)
     return None if view is None else CatalogJobs(view, folder, base, langs, key)
