@@ -164,6 +164,11 @@ CATALOG_PAGES: dict[str, str] = {
 
 CATALOG_MESSAGE_TIER = "user"  # the entries with a page of their own (catalog_message): the user-facing ones
 
+# Addresses pages had before, relative to a language root: a visit to one goes on to the page's address now (the
+# 404 page's script, assets/javascripts/errdex-page.js), so that links and search results made before still lead
+# to the page. Each {name} is one path segment, the same in both.
+MOVED_PAGES: dict[str, str] = {"catalog_message": "catalog/{project}/messages/{key}/"}
+
 # Files beside the pages, relative to a language root ("feed") or to the site root.
 # sitemap.xml is a sitemap index: the pages' sitemap, then the catalog entries' pages in files of at most 50,000.
 FEEDS: dict[str, str] = {"feed": "feed.xml", "sitemap": "sitemap.xml", "sitemap_pages": "sitemap-pages.xml",
@@ -284,6 +289,8 @@ def client_routes() -> dict[str, str]:
         "catalog_message_page": catalog_page_url("catalog_message"),
         "catalog_project_page": catalog_page_url("catalog_project", "{project}"),
         "search": SEARCH_SCRIPT,
+        "moved": [[old, CATALOG_PAGES[name]] for name, old in sorted(MOVED_PAGES.items())],
+        "lang_roots": [lang_root(lang) for lang in LANGS],
     }
 
 

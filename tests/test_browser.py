@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from generator import routes
+
 pytestmark = pytest.mark.browser
 
 FULL = "errors/demo/kv-cache-out-of-memory/"
@@ -259,6 +261,28 @@ def test_the_404_page_offers_search_paste_and_working_language_links(browser, se
     page.press(".errdex-home-search textarea", "Enter")
     page.wait_for_selector("[data-errdex-matched]", timeout=15000)
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_address_a_page_had_before_goes_on_to_the_page(browser, served_by_errdex, built_site, lang):
+    """routes.MOVED_PAGES: a catalog message's page was a folder of its own; its old address, with its query and
+    section, goes on to the page (the 404 page's script); an old-shaped address of no page ends on the 404 page,
+    and one whose part is not a path segment stays where it is."""
+    prefix = routes.lang_root(lang)
+    key = next((built_site / prefix / "catalog" / "demo" / "messages").glob("*.html")).stem
+    old = routes.MOVED_PAGES["catalog_message"].format(project="demo", key=key)
+    page = browser.new_page()
+    page.goto(served_by_errdex + prefix + old + "?from=feed#sites")
+    page.wait_for_url("**/*.html*")
+    assert page.url == served_by_errdex + prefix + routes.catalog_page_url("catalog_message", "demo", key) + "?from=feed#sites"
+    assert page.inner_text("h1") and page.locator("a.errdex-lang").count() == 1  # the entry's lean page
+    page.goto(served_by_errdex + prefix + old.replace(key, "0000000000000000"))  # the shape of one, but no page:
+    page.wait_for_url("**/0000000000000000.html")  # the new address, once (it has not the old shape), and the 404 page
+    page.wait_for_load_state("networkidle")
+    assert page.locator("[data-errdex-moved]").count() == 1
+    response = page.goto(served_by_errdex + prefix + "catalog/demo/messages/a%2Fb/", wait_until="networkidle")
+    assert response.status == 404 and page.url.endswith("/a%2Fb/")  # not a segment: never a way out of the site
+    page.close()
 
 
 @pytest.mark.parametrize("path", ["", "zh/", FULL, "zh/" + FULL, "match/", "zh/match/", "browse/tags/", "404.html"])

@@ -63,6 +63,7 @@ def test_client_routes():
         "api_drift_index": "api/drift/index.json", "api_drift_shard": "api/drift/{key}.json.gz", "api_drift_registry": "api/drift/{project}/{key}.json.gz",
         "api_catalog_entries": "api/catalog/{project}/entries/{key}.ndjson", "catalog_entry_page": "catalog/entry/", "catalog_message_page": "catalog/{project}/messages/{key}.html",
         "catalog_project_page": "catalog/{project}/",
+        "moved": [["catalog/{project}/messages/{key}/", "catalog/{project}/messages/{key}.html"]], "lang_roots": ["", "zh/"],
     }
     assert routes.catalog_page_url("catalog_release", "vllm", "0.11.0", lang="zh") == "zh/catalog/vllm/releases/0.11.0/"
     assert routes.api_url("catalog_entries", "00", "/", project="vllm") == "/api/catalog/vllm/entries/00.ndjson"
