@@ -430,3 +430,28 @@ def test_a_rebuild_links_the_pages_and_api_files_it_would_write_again(catalog_di
     for rel in files:
         assert (out / rel).read_bytes() == (site / rel).read_bytes(), rel
     assert not (out / other).is_symlink() and (tmp_path / "elsewhere.html").stat().st_nlink == 1
+
+
+def test_a_language_whose_pages_fail_in_the_second_process_fails_the_build_cleanly(catalog_dir, site, tmp_path, monkeypatch, capsys):
+    """The languages' catalog pages are written side by side, the second in a forked process
+    (catalogbuild.fill_pages): a problem there (here a frame the theme would have changed) fails the build with its
+    message, and the site the build would replace is left as it was."""
+    from generator.site import frames
+
+    real = frames.fill_pages
+
+    def fragile(site_dir, pages, lean=None, lang="en", *args, **kwargs):
+        if lang == "zh":
+            raise frames.FrameError("the frame catalog/_frame/ has no ERRDEXFRAMETITLE")
+        return real(site_dir, pages, lean, lang, *args, **kwargs)
+
+    monkeypatch.setattr(frames, "fill_pages", fragile)
+    out = tmp_path / "site"
+    shutil.copytree(site, out)
+    before = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    with unchecked():
+        assert main(["build", "--out", str(out), "--data", str(catalog_dir.parent / "dataset"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "writing the catalog pages: the frame catalog/_frame/ has no ERRDEXFRAMETITLE" in err, err
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
+    assert not list(tmp_path.glob(".site.build-*"))  # nothing half-written left beside it

@@ -227,8 +227,8 @@ _REDIRECT = """<!doctype html>
 """
 
 
-def _taken(reuse: Reuse) -> str:
-    return f"; linked {reuse.linked:,} files of the same bytes from the last build" if reuse.linked else ""
+def _taken(linked: int) -> str:
+    return f"; linked {linked:,} files of the same bytes from the last build" if linked else ""
 
 
 def _write_alias_redirects(site: Path, records: list[Record]) -> int:
@@ -278,7 +278,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
     """The site in work/site. `previous`: the site it will replace, whose catalog pages and API files of the same
     bytes are linked, not written again (generator.safefs.Reuse)."""
     from . import catalogapi
-    from .catalogbuild import KeptCatalog, open_share
+    from .catalogbuild import KeptCatalog, fill_pages, open_share
     from ..checks.catalog import CatalogRefused
     from ..api.export import write_api  # written alongside; imported here so that `errdex validate` never needs it
 
@@ -322,18 +322,16 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
             extra = {"extra": files, "extra_paths": catalogapi.openapi_paths(files), "unlisted": catalogapi.UNLISTED}
         reuse = Reuse(previous / routes.API_ROOT if previous else None)
         write_api(records, work / "api", base=base, reuse=reuse, **extra)
-        progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else "") + _taken(reuse))
+        progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else "") + _taken(reuse.linked))
         del extra
         _wait_builders(running, progress)
         if jobs is not None:
             jobs.close()  # every result is in: no worker or thread is left when the languages' pages are written
-            for lang in LANGS:
-                reuse = Reuse(previous / lang_root(lang) if previous else None)
-                try:
-                    n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, url, reuse)
-                except frames.FrameError as exc:
-                    raise BuildError(str(exc)) from None
-                progress.say(f"wrote {n:,} catalog pages ({lang}){_taken(reuse)}")
+            try:  # the languages side by side (catalogbuild.fill_pages)
+                for lang, n, linked in fill_pages(jobs, sites, url, previous):
+                    progress.say(f"wrote {n:,} catalog pages ({lang}){_taken(linked)}")
+            except (frames.FrameError, RuntimeError) as exc:
+                raise BuildError(f"writing the catalog pages: {exc}") from None
             jobs.keep()
     except BaseException:
         _stop(running)

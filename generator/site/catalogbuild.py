@@ -229,3 +229,38 @@ def open_share(folder: Path, records: list, base: str, repo_url: str | None, lan
                 pass  # made again below
     view = CatalogSite.load(folder, records, repo_url)
     return None if view is None else CatalogJobs(view, folder, base, langs, key)
+
+
+def fill_pages(jobs: Any, sites: dict[str, Path], site_url: str, previous: Path | None) -> list[tuple[str, int, int]]:
+    """Each language's catalog pages written into its site (`sites[lang]`, frames.fill_pages; pages of the same bytes
+    linked from `previous`, the site this build replaces): the languages after the first in a forked process
+    meanwhile (generator.forked), since writing them is most of a warm build's work once mkdocs is done. Returns
+    (language, pages, of them linked); raises frames.FrameError, or RuntimeError for a second process that failed."""
+    from .. import forked
+    from ..routes import LANGS, lang_root
+    from ..safefs import Reuse
+    from . import frames
+
+    def fill(lang: str) -> tuple[str, str, int, int]:
+        reuse = Reuse(previous / lang_root(lang) if previous else None)
+        try:
+            n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, site_url, reuse)
+        except frames.FrameError as exc:  # as a value: it crosses from the second process whole
+            return lang, str(exc), 0, 0
+        return lang, "", n, reuse.linked
+
+    first, rest = LANGS[0], LANGS[1:]
+    others = forked.start(lambda: [fill(lang) for lang in rest]) if rest and forked.available() else lambda: [fill(lang) for lang in rest]
+    try:
+        done = [fill(first)]
+    except BaseException:
+        try:
+            others()  # the second process's pages are in the build's folder: it is done before that goes
+        except RuntimeError:
+            pass
+        raise
+    done += others()
+    for _lang, problem, _n, _linked in done:
+        if problem:
+            raise frames.FrameError(problem)
+    return [(lang, n, linked) for lang, _problem, n, linked in done]
