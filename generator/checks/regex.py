@@ -95,7 +95,9 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
         shown = " or ".join(repr(s) for s in literals) or "none"
         return f"every match need only contain {shown}: the pattern has no fixed text of {MIN_LITERAL} or more characters"
     if "(?i" not in pattern:  # the prefilter: a line that holds none of the literals cannot match (no case folding)
-        lines = [line for line in ORDINARY_LINES if any(s in line for s in literals)]
+        # (most literals are in no line at all: one look at the whole text says so)
+        held = [s for s in literals if s in ORDINARY_TEXT]
+        lines = [line for line in ORDINARY_LINES if any(s in line for s in held)] if held else []
     elif "^" in pattern or "$" in pattern or compiled.search(ORDINARY_TEXT) is not None:
         # one search over the whole corpus finds any line an unanchored pattern matches: only a hit (or an anchored
         # pattern) needs the lines one by one
