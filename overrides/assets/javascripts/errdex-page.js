@@ -18,7 +18,7 @@
   if (!here) return;
   var root = new URL(here.getAttribute("data-errdex-site-root"), document.baseURI);
   if (window.location.pathname.indexOf(root.pathname) !== 0) return;
-  var rel = decodeURI(window.location.pathname.slice(root.pathname.length));
+  var rel = window.location.pathname.slice(root.pathname.length); // as sent: a segment that needs escaping is none of ours
   var moved = JSON.parse(here.getAttribute("data-errdex-moved"));
   var langs = JSON.parse(here.getAttribute("data-errdex-langs")).sort(function (a, b) { return b.length - a.length; });
   function escape(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
@@ -35,7 +35,8 @@
       if (!found) continue;
       var target = moved[j][1];
       names.forEach(function (name, k) { target = target.split(name).join(found[k + 1]); });
-      window.location.replace(new URL(langs[i] + target, root).href + window.location.search + window.location.hash);
+      // on this origin whatever the page names as its root: the script only ever moves within the site served
+      window.location.replace(new URL(root.pathname + langs[i] + target, window.location.origin).href + window.location.search + window.location.hash);
       return;
     }
     return;
