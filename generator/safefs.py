@@ -120,22 +120,10 @@ class Reuse:
         except OSError:  # a link to a symbolic link
             os.unlink(target)
             return False
-        try:
+        with open(fd, "rb") as handle:
             st = os.fstat(fd)
-            same = st.st_size == len(data) and S_ISREG(st.st_mode) and _read(fd, len(data) + 1) == data
-        finally:
-            os.close(fd)
+            same = st.st_size == len(data) and S_ISREG(st.st_mode) and handle.read(len(data) + 1) == data
         if not same:
             os.unlink(target)
         return same
 
-
-def _read(fd: int, size: int) -> bytes:
-    chunks, left = [], size
-    while left > 0:
-        chunk = os.read(fd, left)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)

@@ -29,6 +29,7 @@ from ..records.vocabulary import ID_PATTERN, SEVERITIES
 from .openapi import API_VERSION, file_entry, openapi_document
 from ..routes import Links, api_path
 from ..records.schema import schema_text
+from .. import safefs
 from ..safefs import Reuse
 
 DATASET_VERSION_LENGTH = 16
@@ -273,10 +274,6 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", reuse: Reus
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     root = os.path.realpath(dest)  # paths as strings: tens of thousands of files
-
-    def within(path: str) -> bool:
-        return path == root or path.startswith(root + os.sep)
-
     targets: list[tuple[str, str, bytes]] = []
     inside: dict[str, bool] = {}  # folder -> whether it resolves inside dest (tens of thousands of files share a few)
     for rel, body in files.items():
@@ -284,8 +281,8 @@ def write_api(records: list[Record], dest: Path, *, base: str = "/", reuse: Reus
         target = os.path.join(root, *parts)
         folder = os.path.dirname(target)
         if folder not in inside:
-            inside[folder] = within(os.path.realpath(folder))
-        if not inside[folder] or (os.path.islink(target) and not within(os.path.realpath(target))):
+            inside[folder] = safefs.inside(folder, root)
+        if not inside[folder] or (os.path.islink(target) and not safefs.inside(target, root)):
             raise ValueError(f"refusing API path {rel!r}: it resolves outside {dest}")
         targets.append((target, "/".join(parts), body))
     made: set[str] = set()

@@ -171,31 +171,30 @@ def fill_pages(site: Path, pages: dict[str, tuple[str, str, str]], lean: dict[st
         (site / LEAN_CSS).write_text(leaner.stylesheet(), encoding="utf-8")
     made: set[str] = set()  # the folders made so far (thousands of pages share one)
     root = os.fspath(site)
-    for url, (title, description, body) in sorted((lean or {}).items()):
+
+    def write(url: str, page: str) -> None:  # a page at its address, once the address is known to be one
         _check_url(url)
-        if url.count("/") != leaner.depth:
-            raise FrameError(f"no lean frame for {url} (depth {url.count('/')})")
         rel = routes.page_file(url)
         target = os.path.join(root, rel)
         folder = os.path.dirname(target)
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        reuse.write(target, rel, leaner.page(url, title, description, body).encode("utf-8"))
+        reuse.write(target, rel, page.encode("utf-8"))
+
+    for url, (title, description, body) in sorted((lean or {}).items()):
+        if url.count("/") != leaner.depth:
+            raise FrameError(f"no lean frame for {url} (depth {url.count('/')})")
+        write(url, leaner.page(url, title, description, body))
     for url, (title, description, body) in sorted(pages.items()):
         depth = url.count("/")
         if depth not in frames:
             raise FrameError(f"no frame for {url} (depth {depth})")
-        _check_url(url)
         frame_url, text = frames[depth]
         head, tail = text.split(f"<p>{MARK_BODY}</p>")
         head, tail = (part.replace(MARK_TITLE, esc(title)).replace(MARK_DESCRIPTION, esc(description))
                       .replace(frame_url, esc(url)) for part in (head, tail))
-        page = head + body + tail  # the body last: nothing in it is ever taken for a marker
-        rel = routes.page_file(url)
-        target = site / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        reuse.write(target, rel, page.encode("utf-8"))
+        write(url, head + body + tail)  # the body last: nothing in it is ever taken for a marker
     return len(pages) + len(lean or {})
 
 

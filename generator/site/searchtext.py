@@ -24,6 +24,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from .check import site_files
+
 # Code point ranges, inclusive. han: the CJK Unified Ideographs (with extensions A to F) and the compatibility
 # ideographs; punct: CJK symbols and punctuation, and the full- and half-width forms.
 RULES: dict[str, list[list[int]]] = {
@@ -71,8 +73,6 @@ def html_pages(site: Path, files: list[str] | None = None, unmarked: set[str] | 
     order of path: one read of the site, whatever number of shadows are written from it. `files`: every file of
     the site by its relative path (generator.site.check.site_files), else the site is walked here; `unmarked`:
     pages the builder wrote without the mark (the catalog's lean pages), not read."""
-    from .check import site_files
-
     root = os.fspath(site)
     pages = []
     for rel in (site_files(site) if files is None else files):
