@@ -311,3 +311,31 @@ def test_the_previous_site_is_removed_after_the_new_one_is_in_place(tmp_path):
             break
         time.sleep(0.1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "site"]
+
+
+def test_the_build_folder_goes_with_the_old_site(tmp_path):
+    """swap_in hands the build's working folder to the removal in the background: at its return the folder is no
+    longer where the build made it, the new site is in place, and soon nothing else is left; with no previous site
+    the folder is removed all the same."""
+    import time
+
+    from generator.site.outdir import swap_in
+
+    for previous in (True, False):
+        parent = tmp_path / str(previous)
+        out, scratch = parent / "site", parent / ".site.build-x"
+        (scratch / "site" / "deep").mkdir(parents=True)
+        (scratch / "site" / "index.html").write_text("new", encoding="utf-8")
+        (scratch / "src" / "deep").mkdir(parents=True)
+        (scratch / "src" / "deep" / "page.md").write_text("source", encoding="utf-8")
+        if previous:
+            out.mkdir()
+            (out / "index.html").write_text("old", encoding="utf-8")
+        swap_in(scratch / "site", out, scratch=scratch)
+        assert not scratch.exists() and (out / "index.html").read_text(encoding="utf-8") == "new"
+        for _ in range(600):  # the detached removal: at most a minute
+            if not _leftovers(parent):
+                break
+            time.sleep(0.1)
+        assert sorted(p.name for p in parent.iterdir()) == ["site"]
+        assert sorted(p.name for p in out.rglob("*")) == ["deep", "index.html"]

@@ -263,7 +263,7 @@ def build_site(records: list[Record], out: Path, quiet: bool = False, catalog: P
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
         _build(records, work, progress, catalog, out if (out / "index.html").is_file() else None)
-        swap_in(work / "site", out)
+        swap_in(work / "site", out, scratch=work)  # the working folder goes with the old site, in the background
     except (BuildError, OSError) as exc:
         sys.stderr.write(f"build failed: {exc}\n{out}/ was left as it was\n")
         return 1

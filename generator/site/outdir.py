@@ -8,9 +8,10 @@ import shutil
 from pathlib import Path
 
 
-def swap_in(new: Path, out: Path) -> None:
+def swap_in(new: Path, out: Path, scratch: Path | None = None) -> None:
     """Replace `out` by `new` (same file system: two renames; the old tree is removed only afterwards, in the
-    background: a site of 130,000 files takes seconds to delete, and the new one is in place already)."""
+    background: a site of 130,000 files takes seconds to delete, and the new one is in place already). `scratch`:
+    the build's working folder (beside `out`), removed with the old tree once `new` is in place."""
     old = None
     if out.exists():
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
@@ -21,6 +22,15 @@ def swap_in(new: Path, out: Path) -> None:
         if old is not None:
             os.rename(old, out)
         raise
+    if scratch is not None and scratch.is_dir():  # under the old tree's name: a removal cut short is finished later
+        try:
+            if old is None:
+                old = out.with_name(f".{out.name}.old-{os.getpid()}")
+                os.rename(scratch, old)
+            else:
+                os.rename(scratch, old / f".{scratch.name}")
+        except OSError:
+            pass  # left where it is, for the caller to remove: `new` is in place whatever happens to it
     # with what an earlier build left being removed when it was stopped (its process gone)
     stale = [p for p in out.parent.glob(f".{out.name}.old-*") if p != old and not _running(p.name.rsplit("-", 1)[-1])]
     _remove([p for p in [old, *stale] if p is not None])
