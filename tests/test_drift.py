@@ -430,6 +430,20 @@ def test_each_bad_line_is_a_finding(tmp_path, line, code):
     assert code in [c for c, _ in _codes(tmp_path)]
 
 
+def test_ranges_are_judged_by_value_not_by_a_key_that_reads_like_one(tmp_path):
+    """A line's ranges are read from its text at once, then from its objects only when one looks bad: a registry
+    key that reads like a ranges string ("12", "0-") is a name, never a finding; a bad range deep in a class is
+    found at its place."""
+    _index_folder(tmp_path, [HEAD, {"registry": "flags", "keys": {"12": "", "0-": "1", "9-3": ""}}])
+    assert _codes(tmp_path) == []
+    deep = {"module": "p", "in": "0-1", "classes": {"C": {"in": "", "methods": {"m": {"in": "", "params": {"x": "0-7"}}}}}}
+    (tmp_path / "deep").mkdir()
+    path = _index_folder(tmp_path / "deep", [HEAD, deep])
+    from generator.checks.catalogsymbols import check_symbols_file
+
+    assert [(f.code, f.pointer) for f in check_symbols_file(path, ["1.0", "2.0"])] == [("CAT012", "/classes/C/methods/m/params/x")]
+
+
 def test_header_order_and_project_are_checked(tmp_path):
     _index_folder(tmp_path, [HEAD, {"module": "p.b", "in": ""}, {"module": "p.a", "in": ""}])
     assert ("CAT011", "") in _codes(tmp_path)  # out of order

@@ -7,6 +7,7 @@ stays within them (CAT012)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Findi
         if previous is not None and key <= previous:
             yield make("CAT011", str(path), "", f"line {n}: modules must come in order, then registries in order, each once", where)
         previous = key
-        if count is not None:
+        if count is not None and not _all_good(line, count, seen):
             bad = _beyond(data, count, seen)
             if bad:
                 yield make("CAT012", str(path), bad, f"line {n}: {bad}: a range runs past the header's {count} releases, or backwards", where)
@@ -101,6 +102,27 @@ def _bad_path(node, count: int, seen: dict[str, bool]) -> list[str] | None:
                 found.append(k)
                 return found
     return None
+
+
+# Every string of a JSON line that could be a ranges string, and more: a key or a string's escaped tail may be taken
+# too, but a value never slips by (a value's opening quote follows a colon, which no match ends on).
+_RANGES_LIKE = re.compile(r'"([0-9,-]*)"')
+
+
+def _all_good(line: str, count: int, seen: dict[str, bool]) -> bool:
+    """True when every string of a schema-checked line that could be a ranges string is a good one (an object of
+    thousands of names holds a few distinct strings: no walk of it); False when one is not, for _bad_path to say
+    where (or that it was a key)."""
+    for text in set(_RANGES_LIKE.findall(line)):
+        good = seen.get(text)
+        if good is None:
+            try:
+                good = seen[text] = _good_ranges(text, count)
+            except ValueError:  # no ranges string ("-", ","): a key, which the schema allows no value to be
+                return False
+        if not good:
+            return False
+    return True
 
 
 def _good_ranges(text: str, count: int) -> bool:
