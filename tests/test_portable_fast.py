@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.match.portable import analyse, js_source_fast
+from generator.match.portable import analyse, js_source_fast, literal_text
 
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog"
 
@@ -36,3 +36,77 @@ def test_shapes_the_harvest_writes(pattern):
 @pytest.mark.parametrize("pattern", [r"(?i)error", r"^start", r"end$", r"\d+ items", r"a{2}", r"(a|b)", r"x*", r"[abc]", "", r"\x41"])
 def test_other_shapes_are_left_to_analyse(pattern):
     assert js_source_fast(pattern) is None
+
+
+# -- literal_text: a pattern that is only text -------------------------------------------------------------------
+PUNCTUATION = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_")
+
+
+@pytest.mark.parametrize("c", list(PUNCTUATION) + ["\\t", "\\n"])
+def test_each_escape_of_text_means_its_character_in_re2_and_analyse(c):
+    import re2
+
+    from generator.checks.regex import compile_error, compile_pattern
+
+    pattern = f"before \\{c} after" if len(c) == 1 else f"before {c} after"
+    text = literal_text(pattern)
+    char = c if len(c) == 1 else {"\\t": "\t", "\\n": "\n"}[c]
+    assert text == f"before {char} after"
+    analysis = analyse(pattern)
+    assert analysis.portable and analysis.specificity == len(text) and analysis.literals == [text]
+    assert compile_error(pattern) is None
+    compiled = compile_pattern(pattern)
+    for haystack in (f"x {text} y", text, f"before {char}after", f"before  after", text[:-1]):
+        assert (compiled.search(haystack) is not None) == (text in haystack), haystack
+    assert isinstance(compiled, re2._Regexp)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"a\_b", "a\\\u00e9b", r"a\ab", r"a\db", "a\x01b", "a\u2028b", "a.b", "(ab)", "a[b]", "a{2}", "a+", "a|b", "^ab",
+    "ab$", r"a\x41", "(?i)ab", "ab\\", "a}b", "a]b", "",
+])
+def test_anything_but_text_is_left_to_analyse(pattern):
+    assert literal_text(pattern) is None
+
+
+def test_the_catalog_check_finds_the_same_in_text_as_the_full_analysis(tmp_path, monkeypatch):
+    """Entries whose pattern is only text get, without a parse or RE2, the findings the full analysis gives: one
+    that finds ordinary text (CAT006), one that does not find its template (CAT009), one too short to be read
+    without the analysis, and a good one."""
+    from generator.checks import catalog as checks
+    from generator.checks.ordinary import ORDINARY_LINES
+
+    ordinary = ORDINARY_LINES[0].split()[1] + " " + ORDINARY_LINES[0].split()[2]
+    entries = [
+        {"id": "p/1", "pattern": ordinary.replace(".", "\\."), "template": f"{ordinary} failed: {{}}"},
+        {"id": "p/2", "pattern": r"Cannot load \(weights\)", "template": "Cannot load weights: {}"},
+        {"id": "p/3", "pattern": r"a\.b", "template": "a.b {}"},
+        {"id": "p/4", "pattern": r"Cannot load \(weights\) for \{model\}", "template": "Cannot load (weights) for {model} at {}"},
+    ]
+    assert all(literal_text(e["pattern"]) is not None for e in entries)
+    fast = [[str(f) for f in checks._check_pattern(tmp_path / "p.jsonl", e, (i + 1, 1))] for i, e in enumerate(entries)]
+    monkeypatch.setattr(checks, "literal_text", lambda pattern: None)
+    full = [[str(f) for f in checks._check_pattern(tmp_path / "p.jsonl", e, (i + 1, 1))] for i, e in enumerate(entries)]
+    assert fast == full
+    assert ["CAT006" in " ".join(f) for f in full] == [True, False, True, False]  # the third: 3 characters, too short
+    assert ["CAT009" in " ".join(f) for f in full] == [False, True, False, False]
+    assert "no fixed text of 4 or more characters" in full[2][0] and full[3] == []
+
+
+@pytest.mark.data
+def test_the_catalogs_text_patterns_read_as_the_full_analysis_reads_them():
+    from generator.checks.regex import compile_error, compile_pattern, text_too_broad, too_broad
+
+    entries = [json.loads(line) for path in sorted(CATALOG.glob("*.jsonl")) for line in path.open(encoding="utf-8")]
+    if not entries:
+        pytest.skip("no catalog harvested")
+    texts = [(e, literal_text(e["pattern"])) for e in entries]
+    texts = [(e, t) for e, t in texts if t is not None]
+    assert len(texts) >= len(entries) // 3  # most of the catalog is text alone
+    for entry, text in texts[::7]:  # a seventh of them, spread over every project: each a full analysis and RE2
+        pattern = entry["pattern"]
+        analysis = analyse(pattern)
+        assert analysis.portable and compile_error(pattern) is None and analysis.specificity == len(text), pattern
+        assert too_broad(pattern, analysis.literals) == (text_too_broad(text) if len(text) >= 4 else too_broad(pattern, analysis.literals))
+        filled = entry["template"].replace("{}", "x1").replace("\n", " ")
+        assert (compile_pattern(pattern).search(filled) is not None) == (text in filled), pattern

@@ -24,10 +24,10 @@ from ..cachedir import cached_findings
 from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
 from ..records.load import pointer_escape
-from ..match.portable import analyse
+from ..match.portable import analyse, literal_text
 from .catalogschema import SCHEMA_DIR
 from .catalogparts import PROJECTS, RELEASES, check_links, check_projects, check_releases, plain_json, present, schema_findings
-from .regex import compile_error, compile_pattern, too_broad
+from .regex import MIN_LITERAL, compile_error, compile_pattern, text_too_broad, too_broad
 
 
 def normalise(template: str) -> str:
@@ -176,6 +176,16 @@ def _patterns_of(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[l
 
 def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[Finding]:
     eid, pattern = entry["id"], entry["pattern"]
+    text = literal_text(pattern)
+    if text is not None and len(text) >= MIN_LITERAL:
+        # only text (most of the catalog): portable and specific as it stands, and found exactly where its text is,
+        # so the checks below come to the same findings without a parse or RE2
+        broad = text_too_broad(text)
+        if broad:
+            yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
+        if text not in _fill(entry["template"]).replace("\n", " ") and not any(text in _fill(part) for part in entry["template"].split("\n")):
+            yield _not_found(path, eid, where)
+        return
     analysis = analyse(pattern)
     problem = compile_error(pattern) if analysis.portable else None
     if not analysis.portable or problem:
@@ -188,7 +198,11 @@ def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[
     if compile_pattern(pattern).search(_fill(entry["template"]).replace("\n", " ")) is None and not any(
         compile_pattern(pattern).search(_fill(part)) for part in entry["template"].split("\n")
     ):
-        yield make("CAT009", str(path), "/pattern", f"{eid}: the pattern does not find the template itself (holes filled with 'x1')", where)
+        yield _not_found(path, eid, where)
+
+
+def _not_found(path: Path, eid: str, where: tuple[int, int]) -> Finding:
+    return make("CAT009", str(path), "/pattern", f"{eid}: the pattern does not find the template itself (holes filled with 'x1')", where)
 
 
 def _check_versions(path: Path, entry: dict, order: dict[str, int], where: tuple[int, int]) -> Iterator[Finding]:

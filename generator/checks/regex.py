@@ -106,5 +106,19 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
         lines = []
     for line in lines:
         if compiled.search(line) is not None:
-            return f"the pattern matches ordinary text that holds no error: {line!r}"
+            return _ordinary(line)
     return None
+
+
+def text_too_broad(text: str) -> str | None:
+    """`too_broad` of a pattern that is only `text` (generator.match.portable.literal_text), of four characters or
+    more: it matches the ordinary lines that hold the text."""
+    if text in ORDINARY_TEXT:
+        for line in ORDINARY_LINES:
+            if text in line:
+                return _ordinary(line)
+    return None
+
+
+def _ordinary(line: str) -> str:
+    return f"the pattern matches ordinary text that holds no error: {line!r}"

@@ -627,3 +627,19 @@ def js_source_fast(pattern: str) -> str | None:
         else:
             out.append(char if _PLAIN_JS.fullmatch(char) else "".join(_js_char(c) for c in char))
     return "".join(out) if pos == len(pattern) and pattern else None
+
+
+# A pattern that is only text: plain characters (no control, surrogate or line separator) and ASCII punctuation or
+# `\t`, `\n`, `\r`, `\f`, `\v` after a backslash, which RE2 and JavaScript read as the same characters.
+_TEXT_ONLY = re.compile(r"(?:\\[!-/:-@\[-^`{-~ntrfv]|[^\\\[\](){}|.*+?^$\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff])+")
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def literal_text(pattern: str) -> str | None:
+    """The text `pattern` stands for when it is nothing but text (the shape the harvest writes for a message with
+    no hole: most of the catalog), else None. Such a pattern is portable, cannot backtrack and matches exactly
+    where its text occurs, so the catalog's checks read it without a parse or RE2 (generator.checks.catalog);
+    tests/test_portable_fast.py holds this to `analyse` and RE2 over the whole catalog."""
+    if not _TEXT_ONLY.fullmatch(pattern):
+        return None
+    return _ESCAPED.sub(lambda m: _SIMPLE_ESCAPES.get(m.group(1), m.group(1)), pattern)
