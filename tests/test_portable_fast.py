@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.match.portable import analyse, js_source_fast, literal_text
+from generator.match.portable import analyse, js_source_fast, literal_text, shape_found, text_shape
 
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog"
 
@@ -69,28 +69,51 @@ def test_anything_but_text_is_left_to_analyse(pattern):
     assert literal_text(pattern) is None
 
 
+@pytest.mark.parametrize("pattern, shape", [
+    (r"Unknown modality: (.+)", ("Unknown modality: ", True)), (r"a\.b", ("a.b", False)), (r"a\\(.+)", ("a\\", True)),
+    (r"a\(.+)", None), (r"a(.+?)", None), (r"a(.+)b", None), ("(.+)", None), (r"a(.+)(.+)", None),
+])
+def test_text_shapes(pattern, shape):
+    assert text_shape(pattern) == shape
+
+
+@pytest.mark.parametrize("line", ["Unknown modality: x", "Unknown modality: ", "so Unknown modality: ", "Unknown modality:",
+                                  "Unknown modality: Unknown modality: ", "Unknown modality: \r", ""])
+def test_a_text_and_a_value_matches_as_re2_does(line):
+    from generator.checks.regex import compile_pattern
+
+    pattern = r"Unknown modality: (.+)"
+    assert shape_found(text_shape(pattern), line) == (compile_pattern(pattern).search(line) is not None)
+
+
 def test_the_catalog_check_finds_the_same_in_text_as_the_full_analysis(tmp_path, monkeypatch):
-    """Entries whose pattern is only text get, without a parse or RE2, the findings the full analysis gives: one
-    that finds ordinary text (CAT006), one that does not find its template (CAT009), one too short to be read
-    without the analysis, and a good one."""
+    """Entries whose pattern is text, or text and a value, get without a parse or RE2 the findings the full
+    analysis gives: ones that find ordinary text (CAT006), ones that do not find their template (CAT009), one too
+    short to be read without the analysis, and good ones."""
     from generator.checks import catalog as checks
     from generator.checks.ordinary import ORDINARY_LINES
 
     ordinary = ORDINARY_LINES[0].split()[1] + " " + ORDINARY_LINES[0].split()[2]
+    line_end = ORDINARY_LINES[0].split()[-1]  # "dog.": only at the end of its line
     entries = [
         {"id": "p/1", "pattern": ordinary.replace(".", "\\."), "template": f"{ordinary} failed: {{}}"},
         {"id": "p/2", "pattern": r"Cannot load \(weights\)", "template": "Cannot load weights: {}"},
         {"id": "p/3", "pattern": r"a\.b", "template": "a.b {}"},
         {"id": "p/4", "pattern": r"Cannot load \(weights\) for \{model\}", "template": "Cannot load (weights) for {model} at {}"},
+        {"id": "p/5", "pattern": ordinary + "(.+)", "template": f"{ordinary} {{}}"},
+        {"id": "p/6", "pattern": "lazy " + line_end.replace(".", "\\.") + "(.+)", "template": "{}: lazy dog. {}"},
+        {"id": "p/7", "pattern": r"Cannot load weights(.+)", "template": "{} Cannot load weights"},
+        {"id": "p/8", "pattern": r"Cannot load weights(.+)", "template": "{}\nCannot load weights"},
+        {"id": "p/9", "pattern": r"Cannot load weights(.+)", "template": "Cannot load weights\n{}"},  # lines joined: found
     ]
-    assert all(literal_text(e["pattern"]) is not None for e in entries)
+    assert all(text_shape(e["pattern"]) is not None for e in entries)
     fast = [[str(f) for f in checks._check_pattern(tmp_path / "p.jsonl", e, (i + 1, 1))] for i, e in enumerate(entries)]
-    monkeypatch.setattr(checks, "literal_text", lambda pattern: None)
+    monkeypatch.setattr(checks, "text_shape", lambda pattern: None)
     full = [[str(f) for f in checks._check_pattern(tmp_path / "p.jsonl", e, (i + 1, 1))] for i, e in enumerate(entries)]
     assert fast == full
-    assert ["CAT006" in " ".join(f) for f in full] == [True, False, True, False]  # the third: 3 characters, too short
-    assert ["CAT009" in " ".join(f) for f in full] == [False, True, False, False]
-    assert "no fixed text of 4 or more characters" in full[2][0] and full[3] == []
+    assert ["CAT006" in " ".join(f) for f in full] == [True, False, True, False, True, False, False, False, False]  # p/3: short
+    assert ["CAT009" in " ".join(f) for f in full] == [False, True, False, False, False, False, True, True, False]
+    assert "no fixed text of 4 or more characters" in full[2][0] and full[3] == full[5] == full[8] == []
 
 
 @pytest.mark.data
@@ -100,13 +123,16 @@ def test_the_catalogs_text_patterns_read_as_the_full_analysis_reads_them():
     entries = [json.loads(line) for path in sorted(CATALOG.glob("*.jsonl")) for line in path.open(encoding="utf-8")]
     if not entries:
         pytest.skip("no catalog harvested")
-    texts = [(e, literal_text(e["pattern"])) for e in entries]
-    texts = [(e, t) for e, t in texts if t is not None]
-    assert len(texts) >= len(entries) // 3  # most of the catalog is text alone
-    for entry, text in texts[::7]:  # a seventh of them, spread over every project: each a full analysis and RE2
+    shaped = [(e, text_shape(e["pattern"])) for e in entries]
+    shaped = [(e, shape) for e, shape in shaped if shape is not None]
+    assert len(shaped) >= len(entries) // 2  # most of the catalog is text, or text and a value
+    assert {tail for _, (_, tail) in shaped} == {False, True}
+    for entry, shape in shaped[::7]:  # a seventh of them, spread over every project: each a full analysis and RE2
         pattern = entry["pattern"]
         analysis = analyse(pattern)
-        assert analysis.portable and compile_error(pattern) is None and analysis.specificity == len(text), pattern
-        assert too_broad(pattern, analysis.literals) == (text_too_broad(text) if len(text) >= 4 else too_broad(pattern, analysis.literals))
-        filled = entry["template"].replace("{}", "x1").replace("\n", " ")
-        assert (compile_pattern(pattern).search(filled) is not None) == (text in filled), pattern
+        assert analysis.portable and compile_error(pattern) is None and analysis.specificity == len(shape[0]), pattern
+        if len(shape[0]) >= 4:
+            assert too_broad(pattern, analysis.literals) == text_too_broad(shape), pattern
+        for part in [entry["template"].replace("\n", " ")] + entry["template"].split("\n"):
+            filled = part.replace("{}", "x1")
+            assert (compile_pattern(pattern).search(filled) is not None) == shape_found(shape, filled), pattern

@@ -24,7 +24,7 @@ from ..cachedir import cached_findings
 from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
 from ..records.load import pointer_escape
-from ..match.portable import analyse, literal_text
+from ..match.portable import analyse, shape_found, text_shape
 from .catalogschema import SCHEMA_DIR
 from .catalogparts import PROJECTS, RELEASES, check_links, check_projects, check_releases, plain_json, present, schema_findings
 from .regex import MIN_LITERAL, compile_error, compile_pattern, text_too_broad, too_broad
@@ -176,14 +176,15 @@ def _patterns_of(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[l
 
 def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[Finding]:
     eid, pattern = entry["id"], entry["pattern"]
-    text = literal_text(pattern)
-    if text is not None and len(text) >= MIN_LITERAL:
-        # only text (most of the catalog): portable and specific as it stands, and found exactly where its text is,
-        # so the checks below come to the same findings without a parse or RE2
-        broad = text_too_broad(text)
+    shape = text_shape(pattern)
+    if shape is not None and len(shape[0]) >= MIN_LITERAL:
+        # text, or text and a value (most of the catalog): portable and specific as it stands, and found exactly
+        # where its text is, so the checks below come to the same findings without a parse or RE2
+        broad = text_too_broad(shape)
         if broad:
             yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
-        if text not in _fill(entry["template"]).replace("\n", " ") and not any(text in _fill(part) for part in entry["template"].split("\n")):
+        template = entry["template"]
+        if not shape_found(shape, _fill(template).replace("\n", " ")) and not any(shape_found(shape, _fill(part)) for part in template.split("\n")):
             yield _not_found(path, eid, where)
         return
     analysis = analyse(pattern)

@@ -10,7 +10,7 @@ import re2
 
 from ..findings import Finding, make
 from ..records.load import RawRecord
-from ..match.portable import analyse
+from ..match.portable import analyse, shape_found
 from ..match.backtrack import slow_input
 from . import get, record_check, strings
 from .ordinary import ORDINARY_LINES
@@ -110,12 +110,12 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
     return None
 
 
-def text_too_broad(text: str) -> str | None:
-    """`too_broad` of a pattern that is only `text` (generator.match.portable.literal_text), of four characters or
-    more: it matches the ordinary lines that hold the text."""
-    if text in ORDINARY_TEXT:
+def text_too_broad(shape: tuple[str, bool]) -> str | None:
+    """`too_broad` of a pattern of a text shape (generator.match.portable.text_shape) whose text has four characters
+    or more: it matches the ordinary lines it is found in."""
+    if shape[0] in ORDINARY_TEXT:
         for line in ORDINARY_LINES:
-            if text in line:
+            if shape_found(shape, line):
                 return _ordinary(line)
     return None
 

@@ -643,3 +643,22 @@ def literal_text(pattern: str) -> str | None:
     if not _TEXT_ONLY.fullmatch(pattern):
         return None
     return _ESCAPED.sub(lambda m: _SIMPLE_ESCAPES.get(m.group(1), m.group(1)), pattern)
+
+
+TAIL_HOLE = "(.+)"  # the hole the harvest writes for a message that ends in a value
+
+
+def text_shape(pattern: str) -> tuple[str, bool] | None:
+    """(text, hole after it) for a pattern that is only text (`literal_text`), or text then one `(.+)` (the harvest's
+    shape for a message that ends in a value); None for any other. The second matches where the text occurs with
+    at least one more character on its line: at its first occurrence, when that one has."""
+    tail = pattern.endswith(TAIL_HOLE)
+    text = literal_text(pattern[:-len(TAIL_HOLE)] if tail else pattern)
+    return None if text is None else (text, tail)
+
+
+def shape_found(shape: tuple[str, bool], line: str) -> bool:
+    """Whether a pattern of `shape` (text_shape) matches somewhere in `line`, a line with no line break."""
+    text, tail = shape
+    at = line.find(text)
+    return at >= 0 and (not tail or at + len(text) < len(line))
