@@ -196,6 +196,18 @@ def _leftovers(parent: Path) -> list[str]:
     return [p.name for p in parent.iterdir() if p.name.startswith(".site.")]
 
 
+def _settled(parent: Path) -> list[str]:
+    """What is left beside the site once the detached removal of the old one (and the build's folder) is done:
+    waited for at most a minute."""
+    import time
+
+    for _ in range(600):
+        if not _leftovers(parent):
+            break
+        time.sleep(0.1)
+    return _leftovers(parent)
+
+
 def test_failed_checks_leave_previous_output(tmp_path, capsys):
     out, before = _previous_site(tmp_path)
     data = tmp_path / "data"
@@ -239,7 +251,7 @@ def test_successful_build_replaces_previous_output(tmp_path):
     out, _ = _previous_site(tmp_path)
     assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 0
     assert not (out / "errors" / "old.html").exists() and (out / "errors" / FULL / "index.html").is_file()
-    assert _leftovers(tmp_path) == []
+    assert _settled(tmp_path) == []  # the old site and the build's folder, removed in the background
 
 
 def test_macros_are_opt_in_and_strict():
@@ -297,7 +309,6 @@ def test_the_link_check_judges_each_link_from_where_it_is(tmp_path):
 def test_the_previous_site_is_removed_after_the_new_one_is_in_place(tmp_path):
     """A build replaces the previous site at once and removes the old tree in a detached process (nothing of it is
     left, nothing else beside the site is touched); a tree an earlier, stopped build left is removed with it."""
-    import time
 
     out, _ = _previous_site(tmp_path)
     stale = tmp_path / ".site.old-999999999"  # no such process: left by a build that was stopped
@@ -306,10 +317,7 @@ def test_the_previous_site_is_removed_after_the_new_one_is_in_place(tmp_path):
     (tmp_path / "keep.txt").write_text("not the build's", encoding="utf-8")
     assert main(["build", "--out", str(out), "--data", str(DATASET), "--quiet"]) == 0
     assert "previous build" not in (out / "index.html").read_text(encoding="utf-8") and not (out / "errors" / "old.html").exists()
-    for _ in range(600):  # the detached removal: at most a minute
-        if not _leftovers(tmp_path):
-            break
-        time.sleep(0.1)
+    _settled(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "site"]
 
 
@@ -317,8 +325,6 @@ def test_the_build_folder_goes_with_the_old_site(tmp_path):
     """swap_in hands the build's working folder to the removal in the background: at its return the folder is no
     longer where the build made it, the new site is in place, and soon nothing else is left; with no previous site
     the folder is removed all the same."""
-    import time
-
     from generator.site.outdir import swap_in
 
     for previous in (True, False):
@@ -333,9 +339,6 @@ def test_the_build_folder_goes_with_the_old_site(tmp_path):
             (out / "index.html").write_text("old", encoding="utf-8")
         swap_in(scratch / "site", out, scratch=scratch)
         assert not scratch.exists() and (out / "index.html").read_text(encoding="utf-8") == "new"
-        for _ in range(600):  # the detached removal: at most a minute
-            if not _leftovers(parent):
-                break
-            time.sleep(0.1)
+        _settled(parent)
         assert sorted(p.name for p in parent.iterdir()) == ["site"]
         assert sorted(p.name for p in out.rglob("*")) == ["deep", "index.html"]
