@@ -20,6 +20,8 @@ def mkdocs_settings(data: Path | None) -> dict:
     current folder only when it is an errdex checkout itself."""
     import yaml
 
+    from ..yamlout import safe_load
+
     roots = [Path(data).resolve().parent.parent] if data is not None else []
     roots.append(REPOSITORY)
     if Path("data/errors").is_dir():
@@ -28,7 +30,7 @@ def mkdocs_settings(data: Path | None) -> dict:
         config = root / "mkdocs.yml"
         if config.is_file():
             try:
-                loaded = yaml.load(config.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+                loaded = safe_load(config.read_text(encoding="utf-8"))
             except (OSError, yaml.YAMLError):
                 continue
             if isinstance(loaded, dict):

@@ -352,8 +352,10 @@ def catalog_projects(folder: Path) -> Catalog:
     if (folder / "projects.yaml").is_file():
         import yaml
 
+        from ..yamlout import safe_load  # here: matching, which reads the catalog, never needs YAML
+
         try:
-            loaded = yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
+            loaded = safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
         except (OSError, ValueError, yaml.YAMLError) as exc:
             catalog.note(f"projects.yaml: {exc}")
             loaded = None

@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ..yamlout import safe_load
 
 CATALOG_ROOT = Path("data/catalog")
 CONFIG_PATH = CATALOG_ROOT / "projects.yaml"
@@ -175,4 +175,4 @@ def parse_config(doc: Any) -> dict[str, Project]:
 
 def load_config(path: Path = CONFIG_PATH) -> dict[str, Project]:
     """Read and parse the configuration file."""
-    return parse_config(yaml.safe_load(path.read_text(encoding="utf-8")))
+    return parse_config(safe_load(path.read_text(encoding="utf-8")))

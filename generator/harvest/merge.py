@@ -25,6 +25,7 @@ from .catalog import catalog_path, read_releases, write_releases
 from .config import CATALOG_ROOT, CONFIG_PATH, parse_config
 from .run import add_releases_to_config
 from .symbols import symbols_path
+from ..yamlout import safe_load
 
 
 class MergeError(Exception):
@@ -51,7 +52,7 @@ def read_part(folder: Path, configured: dict[str, list[str]]) -> Part:
     if slug not in configured:
         raise MergeError(f"{folder}: {slug!r} is not a project of the catalog's projects.yaml")
     try:
-        theirs = parse_config(yaml.safe_load((folder / "projects.yaml").read_text(encoding="utf-8")))
+        theirs = parse_config(safe_load((folder / "projects.yaml").read_text(encoding="utf-8")))
         rows = json.loads((folder / "releases.json").read_text(encoding="utf-8")).get(slug, [])
     except (OSError, ValueError, yaml.YAMLError, AttributeError) as exc:
         raise MergeError(f"{folder}: its projects.yaml and releases.json cannot be read: {exc}") from exc
@@ -68,7 +69,7 @@ def read_part(folder: Path, configured: dict[str, list[str]]) -> Part:
 def merge_parts(folders: list[Path], root: Path = CATALOG_ROOT, config_path: Path = CONFIG_PATH) -> list[Part]:
     """Merge every part into the catalog at `root` (all checked first: a part refused writes nothing)."""
     text = config_path.read_text(encoding="utf-8")
-    configured = {slug: p.releases for slug, p in parse_config(yaml.safe_load(text)).items()}
+    configured = {slug: p.releases for slug, p in parse_config(safe_load(text)).items()}
     parts = [read_part(folder, configured) for folder in folders]
     seen: set[str] = set()
     for part in parts:

@@ -38,6 +38,7 @@ from ..routes import LANGS, lang_root
 from .check import check_links, check_xml, site_files
 from .outdir import swap_in
 from ..safefs import Reuse
+from ..yamlout import safe_load
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
@@ -66,7 +67,7 @@ class Progress:
 
 
 def _config(config: Path = CONFIGS["en"]) -> dict:
-    return yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    return safe_load(config.read_text(encoding="utf-8")) or {}
 
 
 def site_links(config: Path = CONFIGS["en"]) -> render.SiteLinks:
