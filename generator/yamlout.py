@@ -20,6 +20,7 @@ from . import chars
 # libyaml's safe loader when PyYAML was built with it (the same documents, about ten times faster than the
 # pure-Python one: projects.yaml took 0.5 s), else PyYAML's own
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAMLError = yaml.YAMLError
 
 
 def safe_load(text: str) -> Any:

@@ -18,9 +18,7 @@ def mkdocs_settings(data: Path | None) -> dict:
     Commands start in any folder, often another project with a mkdocs.yml of its own, so the folder is chosen,
     not taken: the one holding the records (`data/errors` -> its checkout), then this code's checkout, then the
     current folder only when it is an errdex checkout itself."""
-    import yaml
-
-    from ..yamlout import safe_load
+    from ..yamlout import YAMLError, safe_load
 
     roots = [Path(data).resolve().parent.parent] if data is not None else []
     roots.append(REPOSITORY)
@@ -31,7 +29,7 @@ def mkdocs_settings(data: Path | None) -> dict:
         if config.is_file():
             try:
                 loaded = safe_load(config.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError):
+            except (OSError, YAMLError):
                 continue
             if isinstance(loaded, dict):
                 return {k: loaded[k] for k in ("repo_url", "site_url") if isinstance(loaded.get(k), str)}

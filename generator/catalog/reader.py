@@ -350,13 +350,11 @@ def catalog_projects(folder: Path) -> Catalog:
             releases = {}
     config: dict[str, Any] = {}
     if (folder / "projects.yaml").is_file():
-        import yaml
-
-        from ..yamlout import safe_load  # here: matching, which reads the catalog, never needs YAML
+        from ..yamlout import YAMLError, safe_load  # here: matching, which reads the catalog, never needs YAML
 
         try:
             loaded = safe_load((folder / "projects.yaml").read_text(encoding="utf-8"))
-        except (OSError, ValueError, yaml.YAMLError) as exc:
+        except (OSError, ValueError, YAMLError) as exc:
             catalog.note(f"projects.yaml: {exc}")
             loaded = None
         if isinstance(loaded, dict):

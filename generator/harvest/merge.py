@@ -19,13 +19,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .catalog import catalog_path, read_releases, write_releases
 from .config import CATALOG_ROOT, CONFIG_PATH, parse_config
 from .run import add_releases_to_config
 from .symbols import symbols_path
-from ..yamlout import safe_load
+from ..yamlout import YAMLError, safe_load
 
 
 class MergeError(Exception):
@@ -54,7 +52,7 @@ def read_part(folder: Path, configured: dict[str, list[str]]) -> Part:
     try:
         theirs = parse_config(safe_load((folder / "projects.yaml").read_text(encoding="utf-8")))
         rows = json.loads((folder / "releases.json").read_text(encoding="utf-8")).get(slug, [])
-    except (OSError, ValueError, yaml.YAMLError, AttributeError) as exc:
+    except (OSError, ValueError, YAMLError, AttributeError) as exc:
         raise MergeError(f"{folder}: its projects.yaml and releases.json cannot be read: {exc}") from exc
     if slug not in theirs:
         raise MergeError(f"{folder}: its projects.yaml has no project {slug!r}")
