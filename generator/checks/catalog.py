@@ -177,9 +177,10 @@ def _patterns_of(path: Path, jobs: list[tuple[dict, tuple[int, int]]]) -> list[l
 def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[Finding]:
     eid, pattern = entry["id"], entry["pattern"]
     shape = text_shape(pattern)
-    if shape is not None and len(shape[0]) >= MIN_LITERAL:
-        # text, or text and a value (most of the catalog): portable and specific as it stands, and found exactly
-        # where its text is, so the checks below come to the same findings without a parse or RE2
+    if shape is not None and max(map(len, shape[0])) >= MIN_LITERAL:
+        # text, text and a value, or a value between two texts (most of the catalog): portable and specific as it
+        # stands, and found exactly where its texts are, so the checks below come to the same findings without a
+        # parse or RE2
         broad = text_too_broad(shape)
         if broad:
             yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)

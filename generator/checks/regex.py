@@ -110,10 +110,10 @@ def too_broad(pattern: str, literals: list[str]) -> str | None:
     return None
 
 
-def text_too_broad(shape: tuple[str, bool]) -> str | None:
-    """`too_broad` of a pattern of a text shape (generator.match.portable.text_shape) whose text has four characters
+def text_too_broad(shape: tuple[tuple[str, ...], bool]) -> str | None:
+    """`too_broad` of a pattern of a text shape (generator.match.portable.text_shape) with a text of four characters
     or more: it matches the ordinary lines it is found in."""
-    if shape[0] in ORDINARY_TEXT:
+    if all(text in ORDINARY_TEXT for text in shape[0]):
         for line in ORDINARY_LINES:
             if shape_found(shape, line):
                 return _ordinary(line)

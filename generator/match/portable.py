@@ -646,19 +646,33 @@ def literal_text(pattern: str) -> str | None:
 
 
 TAIL_HOLE = "(.+)"  # the hole the harvest writes for a message that ends in a value
+INNER_HOLE = "(.+?)"  # ... and between two texts that a letter starts the second of
 
 
-def text_shape(pattern: str) -> tuple[str, bool] | None:
-    """(text, hole after it) for a pattern that is only text (`literal_text`), or text then one `(.+)` (the harvest's
-    shape for a message that ends in a value); None for any other. The second matches where the text occurs with
-    at least one more character on its line: at its first occurrence, when that one has."""
+def text_shape(pattern: str) -> tuple[tuple[str, ...], bool] | None:
+    """(texts, value after) for the catalog's simplest shapes: text alone (`literal_text`), text then one `(.+)`,
+    or two texts with one `(.+?)` between them; None for any other pattern (one repetition at most: none of these
+    can backtrack). Such a pattern matches where its first text occurs, then its second after at least one
+    character, then, with a value after, one character more, all on one line (`shape_found`)."""
     tail = pattern.endswith(TAIL_HOLE)
-    text = literal_text(pattern[:-len(TAIL_HOLE)] if tail else pattern)
-    return None if text is None else (text, tail)
+    parts = (pattern[:-len(TAIL_HOLE)] if tail else pattern).split(INNER_HOLE)
+    if len(parts) > 2 or (tail and len(parts) == 2):
+        return None
+    texts = tuple(literal_text(part) for part in parts)
+    return None if None in texts else (texts, tail)  # type: ignore[return-value]
 
 
-def shape_found(shape: tuple[str, bool], line: str) -> bool:
-    """Whether a pattern of `shape` (text_shape) matches somewhere in `line`, a line with no line break."""
-    text, tail = shape
-    at = line.find(text)
-    return at >= 0 and (not tail or at + len(text) < len(line))
+def shape_found(shape: tuple[tuple[str, ...], bool], line: str) -> bool:
+    """Whether a pattern of `shape` (text_shape) matches somewhere in `line`, a line with no line break: its
+    first text's first occurrence leaves the most room for what follows it."""
+    texts, tail = shape
+    at = line.find(texts[0])
+    if at < 0:
+        return False
+    end = at + len(texts[0])
+    if len(texts) == 2:
+        at = line.find(texts[1], end + 1)
+        if at < 0:
+            return False
+        end = at + len(texts[1])
+    return not tail or end < len(line)
