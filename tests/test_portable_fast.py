@@ -42,7 +42,7 @@ def test_other_shapes_are_left_to_analyse(pattern):
 PUNCTUATION = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_")
 
 
-@pytest.mark.parametrize("c", list(PUNCTUATION) + ["\\t", "\\n"])
+@pytest.mark.parametrize("c", list(PUNCTUATION) + ["\\t", "\\n", "\\r", "\\f", "\\v"])
 def test_each_escape_of_text_means_its_character_in_re2_and_analyse(c):
     import re2
 
@@ -50,7 +50,7 @@ def test_each_escape_of_text_means_its_character_in_re2_and_analyse(c):
 
     pattern = f"before \\{c} after" if len(c) == 1 else f"before {c} after"
     text = literal_text(pattern)
-    char = c if len(c) == 1 else {"\\t": "\t", "\\n": "\n"}[c]
+    char = c if len(c) == 1 else {"\\t": "\t", "\\n": "\n", "\\r": "\r", "\\f": "\f", "\\v": "\v"}[c]
     assert text == f"before {char} after"
     analysis = analyse(pattern)
     assert analysis.portable and analysis.specificity == len(text) and analysis.literals == [text]

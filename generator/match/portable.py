@@ -646,7 +646,7 @@ def literal_text(pattern: str) -> str | None:
 
 
 TAIL_HOLE = "(.+)"  # the hole the harvest writes for a message that ends in a value
-INNER_HOLE = "(.+?)"  # ... and between two texts that a letter starts the second of
+INNER_HOLE = "(.+?)"  # ... and between two texts when the second starts with a letter, a digit or `_`
 
 
 def text_shape(pattern: str) -> tuple[tuple[str, ...], bool] | None:

@@ -19,13 +19,12 @@ import yaml
 
 from ..findings import Finding, make
 from ..safefs import link_on_the_way
-from ..yamlout import SafeLoader
+from ..yamlout import SafeLoader as _BaseLoader
 
 MAX_BYTES = 512 * 1024
 MAX_DEPTH = 32
 DATA_ROOT = Path("data/errors")
 
-_BaseLoader = SafeLoader
 _STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
 _TIMESTAMP, _MERGE = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge"
 _SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
