@@ -3,7 +3,8 @@ and the findings of checks; and the findings of one checked file, kept by the ha
 
 A finding is cached under the sha256 of the checks' own code (every module of this package), what the check is
 told (the file's path, its other inputs) and the file's bytes: a change to any of them is another key, so a cached
-result is never stale. An entry that does not read back as findings is ignored and made again.
+result is never stale. An entry that does not read back as findings is ignored and made again. A file read from
+disk is known by the sha256 of its bytes, remembered by its stat (`file_digest`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields
 from functools import lru_cache
@@ -67,12 +69,10 @@ def cached_findings(kind: str, path: Path | str, inputs: str, compute: Callable[
     if content is not None:
         digest.update(content)
     else:
-        try:
-            with open(path, "rb") as stream:
-                for block in iter(lambda: stream.read(1 << 20), b""):
-                    digest.update(block)
-        except OSError:
+        known = file_digest(path)
+        if known is None:
             return list(compute())
+        digest.update(known.encode("ascii"))
     key = digest.hexdigest()
     entry = default_cache() / "findings" / key[:2] / f"{key}.json"
     found = _read(entry)
@@ -87,6 +87,43 @@ def cached_findings(kind: str, path: Path | str, inputs: str, compute: Callable[
     except OSError:
         pass  # a cache that cannot be written costs time, never an answer
     return result
+
+
+# A file's change time is kept to the kernel's tick (a few ms), so two writes within one tick can leave the same stat:
+# a file changed this recently is read every time, not remembered (git calls such an entry racily clean).
+SETTLED_NS = 2_000_000_000
+
+
+def file_digest(path: Path | str) -> str | None:
+    """The sha256 of a file's bytes (hex), remembered under what the file system says of the file: its path, size,
+    modification and change times (ns), inode and device. A write changes the change time, which no tool sets back,
+    so a file that was not written since is not read again (the catalog's 160 MB took 0.2 s of every `validate`).
+    None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    said = f"{os.path.abspath(path)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0{st.st_dev}"
+    memo = default_cache() / "findings" / "stat" / hashlib.sha256(said.encode("utf-8", "surrogateescape")).hexdigest()
+    try:
+        known = memo.read_text(encoding="ascii")
+        if len(known) == 64 and all(c in "0123456789abcdef" for c in known):
+            return known
+    except (OSError, ValueError):
+        pass
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    if time.time_ns() - st.st_ctime_ns > SETTLED_NS:  # a file written just now may be written again within one tick
+        try:
+            write_atomic(memo, digest.hexdigest().encode("ascii"))
+        except OSError:
+            pass  # not remembered: read again next time
+    return digest.hexdigest()
 
 
 def _read(entry: Path) -> list[Finding] | None:

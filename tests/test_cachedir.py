@@ -122,3 +122,35 @@ def test_a_record_is_checked_again_only_when_its_bytes_place_or_day_change(tmp_p
     monkeypatch.setattr(record_checks, "today", lambda: dt.date.today() + dt.timedelta(days=400))
     check([root], root)
     assert len(checked) == 2 * count + 1  # another day: every date is judged again
+
+
+def test_a_file_is_known_by_its_bytes_and_read_again_only_after_a_write(tmp_path: Path, cache: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """file_digest remembers a file's sha256 under its stat: the memo is what is read while the file is not
+    written, a write is seen even when the modification time is set back to what it was (the change time moves),
+    a memo that is not a digest is made again, and a file written a moment ago is not remembered at all."""
+    import hashlib
+    import os
+    import time
+
+    from generator import cachedir
+    from generator.cachedir import file_digest
+
+    target = tmp_path / "demo.jsonl"
+    target.write_bytes(b'{"a": 1}\n')
+    assert file_digest(target) == hashlib.sha256(b'{"a": 1}\n').hexdigest()
+    assert not (cache / "findings" / "stat").exists()  # just written: read again each time
+    monkeypatch.setattr(cachedir, "SETTLED_NS", 0)
+    assert file_digest(target) == hashlib.sha256(b'{"a": 1}\n').hexdigest()
+    (memo,) = (cache / "findings" / "stat").iterdir()
+    memo.write_text("0" * 64, encoding="ascii")
+    assert file_digest(target) == "0" * 64  # the memo, not the file
+    before = target.stat()
+    time.sleep(0.05)  # past the kernel's tick, so that the write moves the change time
+    target.write_bytes(b'{"a": 2}\n')  # the same size, and the same modification time set back
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert file_digest(target) == hashlib.sha256(b'{"a": 2}\n').hexdigest()
+    for memo in (cache / "findings" / "stat").iterdir():
+        memo.write_text("not a digest", encoding="ascii")
+    assert file_digest(target) == hashlib.sha256(b'{"a": 2}\n').hexdigest()
+    assert file_digest(tmp_path / "missing.jsonl") is None
