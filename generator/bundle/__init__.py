@@ -83,19 +83,22 @@ def hash_files(h: Any, files: Iterable[tuple[str, Path]]) -> None:
         h.update(content)
 
 
-def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> str:
+def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> tuple[str, int]:
     """A key for the data as the file system describes it: each file's name, size, modification and change times
-    (ns) and inode, with this code's version and the settings. The same key means the same files, unrewritten since
-    data_hash last read them (a write changes the change time, which no tool sets back), so the data hash found
-    then can be used again without reading them."""
+    (ns) and inode, with this code's version and the settings; and the newest change time. The same key means the
+    same files, unrewritten since data_hash last read them (a write changes the change time, which no tool sets
+    back), so the data hash found then can be used again without reading them: when the newest file was written
+    long enough before (generator.cachedir.SETTLED_NS: two writes within one tick can leave the same stat)."""
     from ..cachedir import code_version
 
     h = hashlib.sha256(f"errdex bundle stat {FORMAT}\n{code_version()}\n".encode())
     h.update(_compact(settings) + b"\n")
+    newest = 0
     for name, path in data_files(records, catalog):
         st = path.stat()
+        newest = max(newest, st.st_ctime_ns)
         h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    return h.hexdigest(), newest
 
 
 def _shard(key: str) -> int:

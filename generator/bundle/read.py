@@ -5,11 +5,12 @@ bundles, one per state of the data, made when the cache has none for the data in
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..cachedir import write_kept
+from ..cachedir import SETTLED_NS, write_kept
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
 
@@ -173,7 +174,8 @@ STAT_KEPT = 16  # data hashes remembered by the files' stat (a few checkouts' wo
 def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: dict[str, str]) -> str:
     """The data hash, read back when the files' stat is the same as when it was last computed (reading ~140 MB of
     data to hash it is most of a warm answer's time); computed, and remembered, otherwise."""
-    memo = folder / "stat" / stat_key(records_dir, catalog_dir, settings)
+    key, newest = stat_key(records_dir, catalog_dir, settings)
+    memo = folder / "stat" / key
     try:
         known = memo.read_text(encoding="ascii")
         if len(known) == 64 and set(known) <= HEX64:
@@ -181,7 +183,8 @@ def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: di
     except (OSError, UnicodeDecodeError):
         pass
     digest = data_hash(records_dir, catalog_dir, settings)
-    write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
+    if time.time_ns() - newest > SETTLED_NS:  # a file written just now may be written again within one tick
+        write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
     return digest
 
 
