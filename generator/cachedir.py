@@ -105,12 +105,9 @@ def file_digest(path: Path | str) -> str | None:
         return None
     said = f"{os.path.abspath(path)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0{st.st_dev}"
     memo = default_cache() / "findings" / "stat" / hashlib.sha256(said.encode("utf-8", "surrogateescape")).hexdigest()
-    try:
-        known = memo.read_text(encoding="ascii")
-        if len(known) == 64 and all(c in "0123456789abcdef" for c in known):
-            return known
-    except (OSError, ValueError):
-        pass
+    known = remembered_digest(memo)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as stream:
@@ -124,6 +121,18 @@ def file_digest(path: Path | str) -> str | None:
         except OSError:
             pass  # not remembered: read again next time
     return digest.hexdigest()
+
+
+def remembered_digest(memo: Path) -> str | None:
+    """The sha256 (64 lowercase hex digits) a memo file holds; None when there is none or it holds anything else."""
+    try:
+        known = memo.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+    return known if len(known) == 64 and set(known) <= _HEX else None
+
+
+_HEX = frozenset("0123456789abcdef")
 
 
 def _read(entry: Path) -> list[Finding] | None:

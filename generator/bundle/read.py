@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..cachedir import SETTLED_NS, write_kept
+from ..cachedir import SETTLED_NS, remembered_digest, write_kept
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
 
@@ -167,7 +167,6 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
     return Bundle(path)
 
 
-HEX64 = frozenset("0123456789abcdef")
 STAT_KEPT = 16  # data hashes remembered by the files' stat (a few checkouts' worth)
 
 
@@ -176,12 +175,9 @@ def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: di
     data to hash it is most of a warm answer's time); computed, and remembered, otherwise."""
     key, newest = stat_key(records_dir, catalog_dir, settings)
     memo = folder / "stat" / key
-    try:
-        known = memo.read_text(encoding="ascii")
-        if len(known) == 64 and set(known) <= HEX64:
-            return known
-    except (OSError, UnicodeDecodeError):
-        pass
+    known = remembered_digest(memo)
+    if known is not None:
+        return known
     digest = data_hash(records_dir, catalog_dir, settings)
     if time.time_ns() - newest > SETTLED_NS:  # a file written just now may be written again within one tick
         write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
