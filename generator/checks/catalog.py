@@ -184,8 +184,7 @@ def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[
         broad = text_too_broad(shape)
         if broad:
             yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
-        template = entry["template"]
-        if not shape_found(shape, _fill(template).replace("\n", " ")) and not any(shape_found(shape, _fill(part)) for part in template.split("\n")):
+        if not _finds_template(lambda line: shape_found(shape, line), entry["template"]):
             yield _not_found(path, eid, where)
         return
     analysis = analyse(pattern)
@@ -197,10 +196,15 @@ def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[
     broad = too_broad(pattern, analysis.literals)
     if broad:
         yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
-    if compile_pattern(pattern).search(_fill(entry["template"]).replace("\n", " ")) is None and not any(
-        compile_pattern(pattern).search(_fill(part)) for part in entry["template"].split("\n")
-    ):
+    compiled = compile_pattern(pattern)
+    if not _finds_template(lambda line: compiled.search(line) is not None, entry["template"]):
         yield _not_found(path, eid, where)
+
+
+def _finds_template(found: Callable[[str], bool], template: str) -> bool:
+    """Whether a pattern (`found`: whether it matches in a line) finds its own template, the holes filled with 'x1':
+    the template's lines joined by spaces, or one of them alone."""
+    return found(_fill(template).replace("\n", " ")) or any(found(_fill(part)) for part in template.split("\n"))
 
 
 def _not_found(path: Path, eid: str, where: tuple[int, int]) -> Finding:
