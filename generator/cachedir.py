@@ -94,16 +94,26 @@ def cached_findings(kind: str, path: Path | str, inputs: str, compute: Callable[
 SETTLED_NS = 2_000_000_000
 
 
+def stat_text(name: str, st: os.stat_result) -> str:
+    """What the file system says of a file, as a memo's key holds it: its name, size, modification and change times
+    (ns), inode and device. A write changes the change time, which no tool sets back."""
+    return f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0{st.st_dev}"
+
+
+def settled(ctime_ns: int) -> bool:
+    """Whether a file last changed at `ctime_ns` may be remembered by its stat (SETTLED_NS ago or more)."""
+    return time.time_ns() - ctime_ns > SETTLED_NS
+
+
 def file_digest(path: Path | str) -> str | None:
-    """The sha256 of a file's bytes (hex), remembered under what the file system says of the file: its path, size,
-    modification and change times (ns), inode and device. A write changes the change time, which no tool sets back,
-    so a file that was not written since is not read again (the catalog's 160 MB took 0.2 s of every `validate`).
-    None when it cannot be read."""
+    """The sha256 of a file's bytes (hex), remembered under what the file system says of the file (`stat_text`), so
+    that a file not written since is not read again (the catalog's 160 MB took 0.2 s of every `validate`). None
+    when it cannot be read."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    said = f"{os.path.abspath(path)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0{st.st_dev}"
+    said = stat_text(os.path.abspath(path), st)
     memo = default_cache() / "findings" / "stat" / hashlib.sha256(said.encode("utf-8", "surrogateescape")).hexdigest()
     known = remembered_digest(memo)
     if known is not None:
@@ -115,7 +125,7 @@ def file_digest(path: Path | str) -> str | None:
                 digest.update(block)
     except OSError:
         return None
-    if time.time_ns() - st.st_ctime_ns > SETTLED_NS:  # a file written just now may be written again within one tick
+    if settled(st.st_ctime_ns):  # a file written just now may be written again within one tick
         try:
             write_atomic(memo, digest.hexdigest().encode("ascii"))
         except OSError:

@@ -107,12 +107,12 @@ def test_a_file_rewritten_to_the_same_size_and_times_is_seen(data, tmp_path, mon
     import os
     import time
 
-    from generator.bundle import read
+    from generator import cachedir
 
     cache = tmp_path / "cache"
     _open(data, cache)
     assert not (cache / "bundles" / "stat").exists()  # the fixture's files were just written
-    monkeypatch.setattr(read, "SETTLED_NS", 0)
+    monkeypatch.setattr(cachedir, "SETTLED_NS", 0)
     _open(data, cache)
     record = next(data.rglob("*.yaml"))
     before = record.stat()

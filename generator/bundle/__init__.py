@@ -84,12 +84,11 @@ def hash_files(h: Any, files: Iterable[tuple[str, Path]]) -> None:
 
 
 def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> tuple[str, int]:
-    """A key for the data as the file system describes it: each file's name, size, modification and change times
-    (ns) and inode, with this code's version and the settings; and the newest change time. The same key means the
-    same files, unrewritten since data_hash last read them (a write changes the change time, which no tool sets
-    back), so the data hash found then can be used again without reading them: when the newest file was written
-    long enough before (generator.cachedir.SETTLED_NS: two writes within one tick can leave the same stat)."""
-    from ..cachedir import code_version
+    """A key for the data as the file system describes it: each file's stat (generator.cachedir.stat_text), with this
+    code's version and the settings; and the newest change time. The same key means the same files, unrewritten
+    since data_hash last read them, so the data hash found then can be used again without reading them, once the
+    newest file is settled (generator.cachedir.settled: two writes within one tick can leave the same stat)."""
+    from ..cachedir import code_version, stat_text
 
     h = hashlib.sha256(f"errdex bundle stat {FORMAT}\n{code_version()}\n".encode())
     h.update(_compact(settings) + b"\n")
@@ -97,7 +96,7 @@ def stat_key(records: Path, catalog: Path, settings: dict[str, str]) -> tuple[st
     for name, path in data_files(records, catalog):
         st = path.stat()
         newest = max(newest, st.st_ctime_ns)
-        h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
+        h.update((stat_text(name, st) + "\n").encode("utf-8", "surrogateescape"))
     return h.hexdigest(), newest
 
 

@@ -5,12 +5,11 @@ bundles, one per state of the data, made when the cache has none for the data in
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..cachedir import SETTLED_NS, remembered_digest, write_kept
+from ..cachedir import remembered_digest, settled, write_kept
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
 
@@ -179,7 +178,7 @@ def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: di
     if known is not None:
         return known
     digest = data_hash(records_dir, catalog_dir, settings)
-    if time.time_ns() - newest > SETTLED_NS:  # a file written just now may be written again within one tick
+    if settled(newest):  # a file written just now may be written again within one tick
         write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
     return digest
 

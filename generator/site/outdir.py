@@ -12,9 +12,10 @@ def swap_in(new: Path, out: Path, scratch: Path | None = None) -> None:
     """Replace `out` by `new` (same file system: two renames; the old tree is removed only afterwards, in the
     background: a site of 130,000 files takes seconds to delete, and the new one is in place already). `scratch`:
     the build's working folder (beside `out`), removed with the old tree once `new` is in place."""
+    retired = out.with_name(f".{out.name}.old-{os.getpid()}")  # what goes to the removal, under one name
     old = None
     if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        old = retired
         os.rename(out, old)
     try:
         os.rename(new, out)
@@ -25,7 +26,7 @@ def swap_in(new: Path, out: Path, scratch: Path | None = None) -> None:
     if scratch is not None and scratch.is_dir():  # under the old tree's name: a removal cut short is finished later
         try:
             if old is None:
-                old = out.with_name(f".{out.name}.old-{os.getpid()}")
+                old = retired
                 os.rename(scratch, old)
             else:
                 os.rename(scratch, old / f".{scratch.name}")
