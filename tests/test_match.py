@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.cli import main
 from generator.api.export import api_files
@@ -167,6 +169,49 @@ def test_a_repeated_line_without_a_hit_is_read_once_and_answers_do_not_change(mo
              for h in Matcher(patterns, evidence_from=1).scan(io.BytesIO(line.encode()), first_line=i)]
     assert [(h.pattern, h.line, h.groups) for h in hits] == [(h.pattern, h.line, h.groups) for h in alone]
     assert [h.pattern for h in hits].count(0) == 50 and [h.line for h in hits if h.pattern == 1] == [101]  # "Casting a to b." answers
+
+
+class _Forgetful(set):
+    """A memo of quiet lines that remembers nothing."""
+
+    def add(self, line: bytes) -> None:
+        pass
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["Casting a to b.", "WARNING x] Casting torch.float32 to torch.bfloat16.", "noise",
+                                 "Failed to allocate 3 blocks", "Failed to allocate", "é" * 30, "Casting nothing"]),
+                min_size=1, max_size=40),
+       st.lists(st.sampled_from(["\n", "\r\n", " "]), min_size=1, max_size=40))
+def test_remembering_quiet_lines_never_changes_an_answer(pieces, joints):
+    """Whatever repeats, wherever lines end ("\r\n" too) and however an overlong line is cut into windows (some the
+    bytes of a line found quiet before), remembering quiet lines gives the hits a matcher that remembers nothing gives."""
+    log = "".join(p + joints[i % len(joints)] for i, p in enumerate(pieces)).encode()
+    assert _answers(log, forget=False) == _answers(log, forget=True)
+
+
+def test_a_window_that_leaves_a_match_to_the_next_is_not_remembered_quiet():
+    """An overlong line's window leaves a match that starts in its overlap to the next window: those bytes are not
+    quiet, and a later line of the same bytes has its hit."""
+    line = "x" * 34 + "Failed to allocate 3 blocks" + "y" * 60  # the first window (64 bytes) holds the match, past byte 34
+    log = (line + "\n" + line[:64] + "\n").encode()
+    assert [(h.line, h.column) for h in _answers_hits(log, forget=False)] == [(1, 35), (2, 35)]
+    assert _answers(log, forget=False) == _answers(log, forget=True)
+
+
+def _answers_hits(log: bytes, forget: bool) -> list:
+    patterns = [
+        Pattern("demo/alloc", r"Failed to allocate (\d+) blocks", "Failed to allocate {} blocks for the cache", "t", "/u/"),
+        Pattern("cat/casting", r"Casting ([^ \n]+?) to (.+?)\.", "Casting {} to {}.", "c", "/c/"),
+    ]
+    m = Matcher(patterns, evidence_from=1, max_line=64, overlap=30, block=32)
+    if forget:
+        m._quiet = _Forgetful()
+    return list(m.scan(io.BytesIO(log), repeats=True))
+
+
+def _answers(log: bytes, forget: bool) -> list:
+    return [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.partial) for h in _answers_hits(log, forget)]
 
 
 def test_a_whole_match_shadows_a_partial_one_on_its_line_when_it_repeats_too():

@@ -1,6 +1,6 @@
-"""The two prefilter engines (generator.match.prefilter) find the same lines: for any literals (case-sensitive or
-folded, ASCII or not, overlapping, one inside another) and any block of bytes, Hyperscan and RE2 report the same
-(key, line) pairs, which is all the matcher reads from them."""
+"""The two prefilter engines (generator.match.prefilter) find the same lines: for any keys within PREFILTER_CHARS
+(case-sensitive or folded, ASCII or not, overlapping, one inside another) and any block of bytes, Hyperscan and RE2
+report the same lines with the same keys, which is all the matcher reads from them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,13 @@ ALPHABET = "abAB\u00e9\u00c9\u0130\u03a3\u03c3\u017f.*(\\ \t"  # case pairs (als
 
 
 def _lines(engine, block: bytes) -> set[tuple[int, int]]:
-    return {(key, block.rfind(b"\n", 0, pos) + 1) for key, pos in engine.found(block)}
+    """(key, start of its line) of every key a line holds, from the engine's lines (which must be whole lines, in order)."""
+    found = engine.lines(block)
+    assert [start for start, _, _ in found] == sorted({start for start, _, _ in found})
+    for start, end, keys in found:
+        assert (start == 0 or block[start - 1:start] == b"\n") and b"\n" not in block[start:end] and keys
+        assert end == len(block) or block[end:end + 1] == b"\n"
+    return {(key, start) for start, _, keys in found for key in keys}
 
 
 def _tables(keys: list[list]) -> Tables:
@@ -50,3 +56,12 @@ def test_a_database_from_elsewhere_is_compiled_again_not_trusted():
 def test_an_unknown_engine_is_refused():
     with pytest.raises(ValueError, match="engine must be one of"):
         prefilter(_tables([["x", False]]), "pcre")
+
+
+@pytest.mark.parametrize("name", ["hyperscan", "re2"])
+def test_a_line_found_quiet_before_is_left_out(name):
+    keys = [["needle", False]]
+    engine = prefilter(_tables(keys), name)
+    block = b"a needle\nthe needle\na needle\r\nneedle"
+    assert [(s, e) for s, e, _ in engine.lines(block)] == [(0, 8), (9, 19), (20, 29), (30, 36)]
+    assert [(s, e) for s, e, _ in engine.lines(block, {b"a needle", b"needle"})] == [(9, 19), (20, 29)]

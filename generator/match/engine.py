@@ -7,9 +7,9 @@ How a log is read, so that any size runs in bounded memory and linear time:
     `max_line` bytes is scanned in windows of that size that overlap by `overlap` bytes (a match is found when
     it fits in one window; each is reported once);
   - a literal prefilter runs first: every portable pattern has fixed strings one of which every match contains
-    (generator.match.portable); one RE2 set of all of them (a DFA, one pass over a block) says which occur in a
-    block, `bytes.find` locates them, and the lines that hold them are the only ones worth a closer look;
-  - on such a line only the patterns whose literals it holds run, with RE2.
+    (generator.match.portable); one pass over a block (Hyperscan, else an RE2 set: generator.match.prefilter) finds
+    the lines that hold the start of one, the only ones worth a closer look;
+  - on such a line only the patterns whose literals start so run (those whose literal it holds whole), with RE2.
 Patterns never run in Python's `re` (a hostile or careless pattern could backtrack for hours); RE2 is linear.
 """
 
@@ -91,7 +91,7 @@ class Matcher:
         self.skipped: list[tuple[str, str]] = []  # (id, why) of patterns that cannot run
         self.evidence_from = evidence_from
         self._seen: dict[int, bool] | None = None  # set by scan
-        self._quiet: set[tuple[bytes, frozenset[int]]] = set()  # lines (with their literals) that gave no hit
+        self._quiet: set[bytes] = set()  # lines that gave no hit (the prefilter leaves them out)
         t = tables if tables is not None else compile_tables(patterns, self.rules["partial_min_chars"])
         # A bundle's tables are read a field at a time, when first used: a scan needs `always` and `owners` (and
         # `keys` only when there is no Hyperscan database to load); the rest is read for the patterns hit.
@@ -251,9 +251,11 @@ class Matcher:
                 line = line[:-1]
             limit = accept - start if accept is not None and end == size else None
             at = col if start == 0 else 0
-            # A whole line that gave no hit is remembered (a log repeats its ordinary lines, and a line with no hit
-            # has none whatever came before it: only a hit depends on the scan's state): its next time costs a look-up.
-            key = (line, frozenset(literals)) if at == 0 and limit is None and len(line) <= QUIET_LINE_BYTES else None
+            # A line that gave no hit is remembered by its bytes (a log repeats its ordinary lines, and what a line
+            # holds depends on its bytes alone: the keys it holds, the patterns they try, the evidence; only whether
+            # a hit is a repeat depends on the scan's state): its next time costs a look-up. Not a window's last
+            # line, whose hits past the window were not looked for.
+            key = block[start:end] if limit is None and end - start <= QUIET_LINE_BYTES else None
             if key is not None and key in quiet:
                 continue
             current += block.count(b"\n", counted, start)  # counted only up to the lines that are tried
@@ -268,23 +270,8 @@ class Matcher:
                 quiet.add(key)
 
     def _prefiltered(self, block: bytes) -> list[tuple[int, int, set[int]]]:
-        """(start, end, literal ids) of each line of `block` that holds at least one literal, in order."""
-        if self.literals is None:
-            return []
-        lines: dict[int, tuple[int, set[int]]] = {}
-        low, high, literals = 1, 0, set()  # the line of the last occurrence (occurrences come by their end)
-        for li, pos in self.literals.found(block):
-            if low <= pos <= high:  # on the line of the one before
-                literals.add(li)
-                continue
-            low = block.rfind(b"\n", 0, pos) + 1
-            entry = lines.get(low)
-            if entry is None:
-                end = block.find(b"\n", pos)
-                lines[low] = entry = (len(block) if end < 0 else end, set())
-            high, literals = entry
-            literals.add(li)
-        return [(start, end, lits) for start, (end, lits) in sorted(lines.items())]
+        """(start, end, key indices) of each line of `block` that holds a key and has not been found quiet, in order."""
+        return self.literals.lines(block, self._quiet) if self.literals is not None else []
 
     def _line_hits(self, line: bytes, literals: set[int], line_no: int, col: int, limit: int | None) -> Iterator[Hit]:
         candidates: Iterable[int]
