@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.match.prefilter import Re2Literals, Tables, hyperscan_available, prefilter
+from generator.match.prefilter import AnyOf, Re2Literals, Tables, hyperscan_available, prefilter
 
 pytestmark = pytest.mark.skipif(not hyperscan_available(), reason="Hyperscan is not installed here")
 
@@ -65,3 +65,13 @@ def test_a_line_found_quiet_before_is_left_out(name):
     block = b"a needle\nthe needle\na needle\r\nneedle"
     assert [(s, e) for s, e, _ in engine.lines(block)] == [(0, 8), (9, 19), (20, 29), (30, 36)]
     assert [(s, e) for s, e, _ in engine.lines(block, {b"a needle", b"needle"})] == [(9, 19), (20, 29)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(strings=st.lists(st.text(ALPHABET, min_size=1, max_size=5), min_size=1, max_size=5),
+       text=st.text(ALPHABET + "xyz\n", max_size=60))
+def test_both_engines_say_alike_whether_a_text_holds_one_of_a_few_strings(strings, text):
+    data = text.encode("utf-8")
+    expected = any(s.encode("utf-8") in data for s in strings)
+    assert AnyOf(strings, "hyperscan")(data) is expected
+    assert AnyOf(strings, "re2")(data) is expected

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import re2
+from .prefilter import AnyOf
 
 MAX_LINE = 2000
 NAME = r"[A-Za-z_][A-Za-z0-9_]{0,199}"
@@ -126,12 +126,12 @@ PHRASES = {
 }
 
 # one pass over a log's bytes says whether any shape's literal is in it (a big log is decoded for drift answers only then)
-LITERALS_FIND = re2.compile(b"|".join(re2.escape(s["literal"].encode("utf-8")) for s in sorted(SHAPES, key=lambda s: s["literal"])))
+LITERALS_FIND = AnyOf([s["literal"] for s in SHAPES])
 
 
 def mentioned(raw: bytes) -> bool:
     """Whether a shape's literal is anywhere in `raw` (asks() finds nothing in a log where none is)."""
-    return LITERALS_FIND.search(raw) is not None
+    return LITERALS_FIND(raw)
 
 
 COMPILED = [(s, re.compile(s["regex"]), re.compile(s["after"]) if "after" in s else None, re.compile(s["requires"]) if "requires" in s else None)

@@ -212,11 +212,16 @@ def hyperscan_database(keys: list[list[Any]]) -> Any:
             expressions.append("".join(c if c.isalnum() and c.isascii() else "\\x{%x}" % ord(c) for c in text).encode("utf-8"))
             flags.append(hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_UCP)
         else:
-            expressions.append("".join("\\x%02x" % b for b in text.encode("utf-8")).encode("ascii"))
+            expressions.append(_exact(text))
             flags.append(0)
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=expressions, ids=list(range(len(keys))), elements=len(keys), flags=flags)
     return database
+
+
+def _exact(text: str) -> bytes:
+    """A Hyperscan expression that matches `text`'s UTF-8 bytes exactly (every byte escaped)."""
+    return "".join("\\x%02x" % b for b in text.encode("utf-8")).encode("ascii")
 
 
 def hyperscan_available() -> bool:
@@ -230,13 +235,55 @@ def hyperscan_available() -> bool:
 def prefilter(tables: Tables, engine: str = "auto", serialised: bytes | None = None) -> Any:
     """The literal prefilter over `tables.keys`: Hyperscan when it is installed (engine "auto" or "hyperscan"),
     else RE2. ERRDEX_ENGINE (auto, hyperscan or re2) chooses for "auto": both give the same answers."""
+    if chosen(engine) == "hyperscan":
+        return HyperscanLiterals(tables, serialised)
+    return Re2Literals(tables.keys)
+
+
+def chosen(engine: str = "auto") -> str:
+    """The engine `engine` names: "auto" is ERRDEX_ENGINE's choice, else Hyperscan where it is installed."""
     if engine == "auto":
         engine = os.environ.get("ERRDEX_ENGINE", "auto") or "auto"
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    if engine == "hyperscan" or (engine == "auto" and hyperscan_available()):
-        return HyperscanLiterals(tables, serialised)
-    return Re2Literals(tables.keys)
+    if engine == "auto":
+        return "hyperscan" if hyperscan_available() else "re2"
+    return engine
+
+
+class AnyOf:
+    """Whether a text of bytes holds any of a few fixed strings, in one pass that stops at the first: Hyperscan
+    (about 2 GB/s for a dozen strings here) where it is installed, else RE2 (about 500 MB/s), made when first asked."""
+
+    def __init__(self, strings: Sequence[str], engine: str = "auto"):
+        self.strings, self.engine, self._find = sorted(set(strings)), engine, None
+
+    def __call__(self, data: bytes) -> bool:
+        if self._find is None:
+            self._find = self._hyperscan() if chosen(self.engine) == "hyperscan" else self._re2()
+        return self._find(data)
+
+    def _re2(self) -> Any:
+        found = re2.compile(b"|".join(re2.escape(s.encode("utf-8")) for s in self.strings), _OPTIONS)
+        return lambda data: found.search(data) is not None
+
+    def _hyperscan(self) -> Any:
+        import hyperscan
+
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(expressions=[_exact(s) for s in self.strings],
+                         ids=list(range(len(self.strings))), elements=len(self.strings),
+                         flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(self.strings))
+        scratch = hyperscan.Scratch(database)
+
+        def find(data: bytes) -> bool:
+            try:
+                database.scan(data, match_event_handler=lambda *_: True, scratch=scratch)  # True: stop at the first
+            except hyperscan.ScanTerminated:
+                return True
+            return False
+
+        return find
 
 
 ENGINES = ("auto", "hyperscan", "re2")
