@@ -33,7 +33,7 @@ from generator.cli import main
 from generator.api.export import api_files
 from generator.site.feeds import feed_files
 from generator.findings import MAX_PER_CODE
-from generator.languages import EXTENSIONS, LANGUAGES, MAX_HIGHLIGHT, language_of
+from generator.languages import EXTENSIONS, LANGUAGES, MAX_HIGHLIGHT, MAX_HIGHLIGHT_LINE, highlightable, language_of
 from generator.records.load import RawRecord
 from generator.records.model import Record
 from generator.checks.pipeline import check
@@ -250,12 +250,17 @@ def test_a_built_page_of_unchecked_text_runs_nothing_in_chromium(unchecked_site,
 # ---------------------------------------------------------------- 3. highlighting
 
 def _adversarial(size: int) -> list[str]:
+    """Texts of `size` characters made to make a lexer go back over them, each in lines as long as the highlighter
+    takes (MAX_HIGHLIGHT_LINE): every one of them is really lexed."""
     rng = random.Random(7)
     punct = "\\\"'`()[]{}<>/*#$%&|;:,.!?@^~=+-_\a\t\n "
     seeds = ['"\\a', "\\a", "(", "[", "{", "<", "/*", "'", '"', "`", "$(", "#", "\\", "a(", "${", "<!--", "r#\"", "/**/", "\"\"\"", "\\\n"]
     texts = [(s * (size // len(s) + 1))[:size] for s in seeds]
     texts.append("".join(rng.choice(punct) for _ in range(size)))
     texts.append("".join(rng.choice(punct + "abcXYZ019") for _ in range(size)))
+    line = MAX_HIGHLIGHT_LINE
+    texts = [t if highlightable(t) else "\n".join(t[i:i + line - 1] for i in range(0, size - size // line, line - 1)) for t in texts]
+    assert all(highlightable(t) and len(t) >= size * 0.85 for t in texts)
     return texts
 
 
@@ -296,6 +301,9 @@ def test_code_past_the_bound_is_plain_text() -> None:
     long = "x = 1\n" * (MAX_HIGHLIGHT // 6 + 10)
     assert '<span class="n">' not in markup._highlight(long, "python", None)
     assert '<span class="n">' in markup._highlight("x = 1\n", "python", None)
+    wide = "x = 1\n" + "y = " + "1" * (MAX_HIGHLIGHT_LINE - 4)  # short enough; its last line as long as it may be
+    assert len(wide) <= MAX_HIGHLIGHT and '<span class="n">' not in markup._highlight(wide + "1", "python", None)
+    assert '<span class="n">' in markup._highlight(wide, "python", None)
 
 
 # ---------------------------------------------------------------- 4. dates

@@ -24,7 +24,7 @@ from pygments.lexers import get_lexer_by_name
 
 from .. import chars
 from ..records.bilingual import in_language
-from ..languages import LANGUAGES, MAX_HIGHLIGHT, language_of
+from ..languages import LANGUAGES, highlightable, language_of
 from ..records.model import Record
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -57,13 +57,14 @@ def _lexer(language: str):
 def _highlight(code: str, language: str | None, filename: str | None, start: int = 0, marked: int = 0) -> str:
     """Highlighted HTML; with `start`, a line-number table starting there and line `marked` highlighted.
 
-    Only allow-listed lexers run (`generator.languages`), and never on more than MAX_HIGHLIGHT characters:
-    past that the code is plain text. Cached because each page is rendered once per language."""
+    Only allow-listed lexers run (`generator.languages`), and never on more than MAX_HIGHLIGHT characters or a
+    line of more than MAX_HIGHLIGHT_LINE: past that the code is plain text. Cached because each page is rendered
+    once per language."""
     if start:
         formatter = HtmlFormatter(cssclass="highlight", wrapcode=True, linenos="table", linenostart=start, hl_lines=[marked])
     else:
         formatter = HtmlFormatter(cssclass="highlight", wrapcode=True)
-    name = language_of(language, filename) if len(code) <= MAX_HIGHLIGHT else "text"
+    name = language_of(language, filename) if highlightable(code) else "text"
     return highlight(code, _lexer(name), formatter)
 
 
