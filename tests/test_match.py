@@ -394,3 +394,9 @@ def test_a_big_input_scanned_in_two_halves_gives_the_same_results(matcher):
         # every hit, on its own line number, on both sides of the cut
         lines = [(h.pattern, h.line, h.exception_on_line) for h in matcher.scan(io.BytesIO(data), repeats=True)]
         assert [(h.pattern, h.line, h.exception_on_line) for h in matcher._scan_halves(io.BytesIO(data))] == lines
+        # a stream already read in part is scanned from where it stands, as a single pass would
+        skipped = len(LOG.encode("utf-8")) * 3
+        stream = io.BytesIO(data)
+        stream.seek(skipped)
+        rest = [(h.pattern, h.line, h.exception_on_line) for h in matcher.scan(io.BytesIO(data[skipped:]), repeats=True)]
+        assert [(h.pattern, h.line, h.exception_on_line) for h in matcher._scan_halves(stream)] == rest and rest
