@@ -90,6 +90,11 @@ class Reuse:
         self._folders: dict[str, bool] = {}  # folder under `old` -> whether no link is on its way
         self.linked = 0
 
+    @classmethod
+    def within(cls, previous: Path | None, rel: str) -> "Reuse":
+        """Files to take from folder `rel` of an earlier build's tree `previous` (none when there is no earlier build)."""
+        return cls(previous / rel if previous else None)
+
     def write(self, target: Path | str, rel: str, data: bytes) -> None:
         """Put `data` at `target` (a path that does not exist yet; `rel`: its path below the new tree's root, '/'
         between folders)."""

@@ -321,7 +321,7 @@ def _build(records: list[Record], work: Path, progress: Progress, catalog_dir: P
         if jobs is not None:
             files = jobs.api_files()
             extra = {"extra": files, "extra_paths": catalogapi.openapi_paths(files), "unlisted": catalogapi.UNLISTED}
-        reuse = Reuse(previous / routes.API_ROOT if previous else None)
+        reuse = Reuse.within(previous, routes.API_ROOT)
         write_api(records, work / "api", base=base, reuse=reuse, **extra)
         progress.say("wrote the JSON API" + (f" with the catalog's {len(extra['extra']):,} files" if extra else "") + _taken(reuse.linked))
         del extra

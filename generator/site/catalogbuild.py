@@ -242,7 +242,7 @@ def fill_pages(jobs: Any, sites: dict[str, Path], site_url: str, previous: Path 
     from . import frames
 
     def fill(lang: str) -> tuple[str, str, int, int]:
-        reuse = Reuse(previous / lang_root(lang) if previous else None)
+        reuse = Reuse.within(previous, lang_root(lang))
         try:
             n = frames.fill_pages(sites[lang], jobs.html_pages(lang), jobs.message_pages(lang), lang, site_url, reuse)
         except frames.FrameError as exc:  # as a value: it crosses from the second process whole
