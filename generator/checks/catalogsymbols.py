@@ -89,10 +89,7 @@ def _bad_path(node, count: int, seen: dict[str, bool]) -> list[str] | None:
     """The keys down to the first bad ranges string, innermost first ([] for `node` itself); None when all are good.
     `seen` remembers each string's verdict (an index repeats a few strings, "" and "0-135", thousands of times)."""
     if isinstance(node, str):
-        good = seen.get(node)
-        if good is None:
-            good = seen[node] = _good_ranges(node, count)
-        return None if good else []
+        return None if _judged(node, count, seen) else []
     if isinstance(node, dict):
         for k, v in node.items():
             if k in ("module", "registry"):
@@ -114,15 +111,20 @@ def _all_good(line: str, count: int, seen: dict[str, bool]) -> bool:
     thousands of names holds a few distinct strings: no walk of it); False when one is not, for _bad_path to say
     where (or that it was a key)."""
     for text in set(_RANGES_LIKE.findall(line)):
-        good = seen.get(text)
-        if good is None:
-            try:
-                good = seen[text] = _good_ranges(text, count)
-            except ValueError:  # no ranges string ("-", ","): a key, which the schema allows no value to be
+        try:
+            if not _judged(text, count, seen):
                 return False
-        if not good:
+        except ValueError:  # no ranges string ("-", ","): a key, which the schema allows no value to be
             return False
     return True
+
+
+def _judged(text: str, count: int, seen: dict[str, bool]) -> bool:
+    """Whether `text` is a good ranges string (ValueError when it is none), its verdict remembered in `seen`."""
+    good = seen.get(text)
+    if good is None:
+        good = seen[text] = _good_ranges(text, count)
+    return good
 
 
 def _good_ranges(text: str, count: int) -> bool:
