@@ -22,7 +22,7 @@ from .portable import analyse
 
 # A key is the first KEY_CHARS characters of a literal: thousands of catalog messages start with the same words, and
 # one key for all of them halves Hyperscan's database (169,190 whole literals, 89,955 keys) and speeds its scan
-# about 1.5x, with as many occurrences (bench.knowledge). RE2 looks for at most PREFILTER_CHARS of each key: its
+# about 1.5x, with about as many occurrences (bench.knowledge). RE2 looks for at most PREFILTER_CHARS of each key: its
 # automaton for thousands of long keys outgrows its memory budget and falls back to a slow engine; 16 keeps it a
 # fast DFA (>400 MB/s).
 KEY_CHARS = 24
@@ -118,14 +118,8 @@ class Re2Literals:
         `quiet` is left out."""
         lines: dict[int, tuple[int, set[int]]] = {}
         for li, pos in self.found(block):
-            low = block.rfind(b"\n", 0, pos) + 1
-            entry = lines.get(low)
-            if entry is None:
-                end = block.find(b"\n", pos)
-                end = len(block) if end < 0 else end
-                lines[low] = entry = (end, _QUIET if block[low:end] in quiet else set())
-            entry[1].add(li)
-        return [(start, end, keys) for start, (end, keys) in sorted(lines.items()) if keys is not _QUIET]
+            _line_at(block, pos, lines, quiet)[1][1].add(li)
+        return _in_order(lines)
 
     def found(self, block: bytes) -> Iterator[tuple[int, int]]:
         """(key index, a byte offset inside the occurrence) of every occurrence of every key in `block`."""
@@ -176,17 +170,12 @@ class HyperscanLiterals:
             if last[0] <= pos <= last[1]:
                 last[2].add(key)
                 return
-            low = block.rfind(b"\n", 0, pos) + 1
-            entry = lines.get(low)
-            if entry is None:
-                stop = block.find(b"\n", pos)
-                stop = len(block) if stop < 0 else stop
-                lines[low] = entry = (stop, _QUIET if block[low:stop] in quiet else set())
-            last[0], last[1], last[2] = low, entry[0], entry[1]
-            entry[1].add(key)
+            low, (stop, keys) = _line_at(block, pos, lines, quiet)
+            last[0], last[1], last[2] = low, stop, keys
+            keys.add(key)
 
         self.database.scan(block, match_event_handler=on_match, scratch=self.scratch)
-        return [(start, end, keys) for start, (end, keys) in sorted(lines.items()) if keys is not _QUIET]
+        return _in_order(lines)
 
 
 class _Dropped(set):
@@ -197,6 +186,23 @@ class _Dropped(set):
 
 
 _QUIET = _Dropped()
+
+
+def _line_at(block: bytes, pos: int, lines: dict[int, tuple[int, set[int]]], quiet: Container[bytes]) -> tuple[int, tuple[int, set[int]]]:
+    """The line of `block` that holds byte `pos`: its start, and its (end, keys) in `lines`, entered there when new
+    (with _QUIET for keys when its bytes are in `quiet`)."""
+    low = block.rfind(b"\n", 0, pos) + 1
+    entry = lines.get(low)
+    if entry is None:
+        stop = block.find(b"\n", pos)
+        stop = len(block) if stop < 0 else stop
+        lines[low] = entry = (stop, _QUIET if block[low:stop] in quiet else set())
+    return low, entry
+
+
+def _in_order(lines: dict[int, tuple[int, set[int]]]) -> list[tuple[int, int, set[int]]]:
+    """(start, end, keys) of the lines entered by _line_at, in order, those left out dropped."""
+    return [(start, end, keys) for start, (end, keys) in sorted(lines.items()) if keys is not _QUIET]
 
 
 def hyperscan_database(keys: list[list[Any]]) -> Any:
