@@ -75,3 +75,26 @@ def test_both_engines_say_alike_whether_a_text_holds_one_of_a_few_strings(string
     expected = any(s.encode("utf-8") in data for s in strings)
     assert AnyOf(strings, "hyperscan")(data) is expected
     assert AnyOf(strings, "re2")(data) is expected
+
+
+def test_one_of_a_few_strings_is_found_by_threads_at_once():
+    """Scans in several threads at once (the MCP server's tools run in threads) each answer: none shares another's
+    Hyperscan scratch, which a second scan at the same time would find in use."""
+    import threading
+
+    find = AnyOf(["KeyError: '"], "hyperscan")
+    text = b"x" * 20_000_000 + b"KeyError: 'llama'"
+    answers: list[object] = []
+
+    def ask() -> None:
+        try:
+            answers.append(find(text))
+        except Exception as exc:  # noqa: BLE001 - the answer to look at
+            answers.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == [True] * 4

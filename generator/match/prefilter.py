@@ -280,9 +280,8 @@ class AnyOf:
         database.compile(expressions=[_exact(s) for s in self.strings],
                          ids=list(range(len(self.strings))), elements=len(self.strings),
                          flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(self.strings))
-        scratch = hyperscan.Scratch(database)
-
         def find(data: bytes) -> bool:
+            scratch = hyperscan.Scratch(database)  # a scratch a call (microseconds): a scan in another thread has its own
             try:
                 database.scan(data, match_event_handler=lambda *_: True, scratch=scratch)  # True: stop at the first
             except hyperscan.ScanTerminated:
