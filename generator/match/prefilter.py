@@ -42,7 +42,8 @@ class Tables:
     Per pattern: its specificity, whether it is anchored, its exception class's short name and the literals one of
     which every match holds (empty when case-folded). `keys` are the prefilter's keys as [text, folded], the first
     KEY_CHARS characters of the literals (Hyperscan looks for them whole; RE2 for their first PREFILTER_CHARS),
-    `owners[k]` the patterns with a literal that starts with key k, in order, `always` the patterns without one."""
+    `owners[k]` the patterns with a literal (or partial text) that starts with key k, in order, `always` the
+    patterns without one."""
 
     specificity: list[int]
     anchored: list[bool]
