@@ -14,6 +14,7 @@ from pathlib import Path
 from ..cachedir import cached_findings
 from ..catalog.reader import SLUG
 from ..findings import Finding, make
+from ..jsonline import canonical
 from ..records.load import pointer_escape
 from .catalog import schema_lines
 
@@ -53,7 +54,7 @@ def check_symbols_file(path: Path, releases: list[str] | None) -> Iterator[Findi
             for finding in refused[:3]:
                 yield make("CAT011", str(path), finding.pointer, finding.message, where)
             continue
-        if json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" != line:
+        if canonical(data) + "\n" != line:
             yield make("CAT011", str(path), "", f"line {n} is not compact JSON with sorted keys (and an LF)", where)
         if n == 1:
             if "format" not in data:

