@@ -118,18 +118,24 @@ def file_digest(path: Path | str) -> str | None:
     known = remembered_digest(memo)
     if known is not None:
         return known
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
+        digest = sha256_file(path)
     except OSError:
         return None
     if settled(st.st_ctime_ns):  # a file written just now may be written again within one tick
         try:
-            write_atomic(memo, digest.hexdigest().encode("ascii"))
+            write_atomic(memo, digest.encode("ascii"))
         except OSError:
             pass  # not remembered: read again next time
+    return digest
+
+
+def sha256_file(path: Path | str) -> str:
+    """The sha256 of a file's bytes (hex), read a MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
     return digest.hexdigest()
 
 

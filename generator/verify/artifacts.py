@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import hashlib
 import io
 import lzma
 import stat
@@ -29,7 +28,7 @@ from typing import NamedTuple
 
 from packaging.utils import canonicalize_name
 
-from ..cachedir import default_cache  # noqa: F401  (the one cache root, for verify-sources and harvest)
+from ..cachedir import default_cache, sha256_file  # noqa: F401  (the one cache root and file hash, for verify-sources and harvest)
 from ..records.model import Release
 from .packageindex import (  # noqa: F401  (ArtifactError and IndexUnreachable: the errors callers of fetch catch)
     SDIST_SUFFIXES,
@@ -47,14 +46,6 @@ MAX_MEMBER_BYTES = 8 * 1024 * 1024  # the one file verify-sources reads
 MAX_MEMBERS = 50_000  # entries in one archive (the largest harvested artifacts have some 6,000)
 MAX_ZIP_DIRECTORY_BYTES = MAX_MEMBERS * 1024  # a zip's central directory, parsed whole when the zip is opened
 MAX_UNPACKED_BYTES = 2 * 1024 ** 3  # an sdist's tar stream, decompressed: reaching a member means reading past those before it
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- verify-sources: the artifact a record names
