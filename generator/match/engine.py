@@ -26,7 +26,7 @@ import re2
 from .. import forked
 from .logline import json_groups as _json_groups
 from .hits import Hit, Result, rank
-from .rules import REQUOTE, REQUOTE_BYTES, RULES, evidence, partial_at, requote
+from .rules import REQUOTE, RULES, evidence, partial_at, requote
 from .prefilter import AnyOf, Tables, compile_tables, find_all as _find_all, prefilter
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
@@ -34,8 +34,7 @@ OVERLAP = 4096  # bytes two windows of an overlong line share
 BLOCK = 1 << 16  # bytes read at a time (smaller blocks: the literal finds after the set scan less text)
 EXCERPT = 160  # characters of context kept on each side of a match in a long line
 MAX_VALUE = 500  # characters of a captured value kept
-REQUOTE_ANY = AnyOf([old for old, _ in REQUOTE])  # whether a block needs _requoted (most do not: one fast pass)
-REQUOTE_FIND = re2.compile(b"|".join(re2.escape(q) for q in REQUOTE_BYTES))  # where in a block that does
+REQUOTE_FIND = AnyOf([old for old, _ in REQUOTE])  # whether a block needs _requoted (most do not: one fast pass), and where
 QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
 WARM_TABLES = ("specificity", "anchored", "exception_names", "full_literals", "partials")  # what any scan with hits reads
@@ -209,7 +208,7 @@ class Matcher:
     def _requoted(self, block: bytes, line_no: int, col: int) -> Iterator[Hit]:
         """The hits of `block`'s lines that hold a REQUOTE sequence, each line read with the replacements
         (generator.match.rules) and scanned alone, at its own number. Marked `requoted`."""
-        found = REQUOTE_FIND.search(block) if REQUOTE_ANY(block) else None
+        found = REQUOTE_FIND.pattern.search(block) if REQUOTE_FIND(block) else None
         if found is None:
             return
         seen, self._seen = self._seen, None  # each requoted hit whole: a repeat would come before its first once sorted
@@ -224,7 +223,7 @@ class Matcher:
                 line = requote(block[start:end].decode("utf-8", "replace")).encode("utf-8")
                 for hit in self._block(line, number, col if start == 0 else 0):
                     yield dataclasses.replace(hit, requoted=True)
-                found = REQUOTE_FIND.search(block, end)
+                found = REQUOTE_FIND.pattern.search(block, end)
         finally:
             self._seen = seen
 

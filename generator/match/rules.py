@@ -112,7 +112,6 @@ BLANKS = " \t\n\r\f\v"  # what "trailing spaces" are, in both engines
 # pattern found only in the line so read is a hit there too, labelled `requoted`; its column is in that reading.
 REQUOTE: list[list[str]] = [["\u2018", "'"], ["\u2019", "'"], ["\u201c", '"'], ["\u201d", '"'], ['\\"', '"'],
                             ["\\'", "'"], ["`", ""]]
-REQUOTE_BYTES = tuple(old.encode("utf-8") for old, _ in REQUOTE)
 
 
 def requote(text: str) -> str:
