@@ -41,7 +41,7 @@ from ..catalog.query import FRAME, MAX_FRAMES, statement_head
 from ..catalog.query import entry_title
 from ..match.rules import RULES, exception_name, partial_text
 from ..catalog.reader import Catalog, Entry, Project, load_catalog, read_links
-from ..match.portable import analyse, js_source_fast
+from ..match.portable import analyse, js_source_fast, prefilter_literal
 from ..routes import api_path
 
 PROBE_CHARS = 24  # of a literal, the index keeps this much around its key token (a match holds the whole literal)
@@ -117,7 +117,7 @@ def _literal(entry: Entry) -> tuple[str, bool]:
     if isinstance(literal, str) and len(literal) >= 4 and isinstance(d.get("specificity"), int) and not d["pattern"].startswith("(?i)"):
         return literal, False
     a = analyse(d["pattern"], backtracking=False)  # the build checked the catalog (CAT005) before making this
-    return (max(a.literals, key=lambda s: (len(s), s)) if a.literals else ""), a.ignore_case
+    return prefilter_literal(a.literals), a.ignore_case
 
 
 def card_sites(entry: Entry) -> list:

@@ -25,7 +25,7 @@ from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
 from ..jsonline import canonical
 from ..records.load import pointer_escape
-from ..match.portable import analyse, shape_found, text_shape
+from ..match.portable import analyse, prefilter_literal, shape_found, shape_literal, text_shape
 from .catalogschema import SCHEMA_DIR
 from .catalogparts import PROJECTS, RELEASES, check_links, check_projects, check_releases, plain_json, present, schema_findings
 from .regex import MIN_LITERAL, compile_error, compile_pattern, text_too_broad, too_broad
@@ -153,7 +153,7 @@ def _line_checks(path: Path, releases: list[str] | None) -> Iterator[Finding | t
         if line != canonical(entry) + "\n" or eid < previous_id:
             yield make("CAT007", str(path), "", f"{eid}: lines must be canonical JSON (keys sorted, compact, LF) in id order", where)
         previous_id = max(previous_id, eid)
-        yield {key: entry[key] for key in ("id", "pattern", "template")}, where
+        yield {key: entry[key] for key in ("id", "pattern", "template", "literal")}, where
         if releases is not None:
             yield from _check_versions(path, entry, order, where)
 
@@ -186,6 +186,7 @@ def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[
             yield make("CAT006", str(path), "/pattern", f"{eid}: {broad}", where)
         if not _finds_template(lambda line: shape_found(shape, line), entry["template"]):
             yield _not_found(path, eid, where)
+        yield from _check_literal(path, entry, shape_literal(shape), where)
         return
     analysis = analyse(pattern)
     problem = compile_error(pattern) if analysis.portable else None
@@ -199,6 +200,14 @@ def _check_pattern(path: Path, entry: dict, where: tuple[int, int]) -> Iterator[
     compiled = compile_pattern(pattern)
     if not _finds_template(lambda line: compiled.search(line) is not None, entry["template"]):
         yield _not_found(path, eid, where)
+    yield from _check_literal(path, entry, prefilter_literal(analysis.literals), where)
+
+
+def _check_literal(path: Path, entry: dict, literal: str, where: tuple[int, int]) -> Iterator[Finding]:
+    """CAT013: the entry's `literal` is its pattern's prefilter literal (a line without it is never tried)."""
+    if entry["literal"] != literal:
+        yield make("CAT013", str(path), "/literal", f"{entry['id']}: the literal is {entry['literal'][:80]!r}, the pattern's is "
+                   f"{literal[:80]!r}", where)
 
 
 def _finds_template(found: Callable[[str], bool], template: str) -> bool:

@@ -97,7 +97,7 @@ def entry_schema() -> dict[str, Any]:
                          "project": SLUG,
                          "template": _text(1, 20000, "the message, `{}` for each value, as in the newest release that has it; " + FREE_TEXT),
                          "pattern": _text(4, 2000, "RE2- and JavaScript-portable pattern for the template's stable part; " + FREE_TEXT),
-                         "literal": _text(1, 2000, "the longest fixed text of the pattern, for prefiltering; " + FREE_TEXT),
+                         "literal": _text(1, 2000, "the pattern's prefilter literal: its longest fixed text, spaces included, at most 64 characters (CAT013); " + FREE_TEXT),
                          "specificity": {"type": "integer", "minimum": 4},
                          "kind": {"enum": ["raise", "log", "warn", "assert", "http", "panic"]},
                          "exception": {"anyOf": [EXCEPTION, {"type": "null"}]},

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..checks.regex import compile_error, too_broad
-from ..match.portable import analyse
+from ..match.portable import analyse, prefilter_literal
 from .sites import Site
 
 MIN_STABLE = 16  # fixed characters a first sentence or line needs to stand alone
@@ -115,7 +115,7 @@ def _acceptable(pattern: str) -> Pattern | None:
     analysis = analyse(pattern)
     if analysis.specificity < MIN_SPECIFICITY or not analysis.portable or compile_error(pattern) is not None or too_broad(pattern, analysis.literals) is not None:
         return None
-    return Pattern(pattern, "", analysis.specificity)
+    return Pattern(pattern, prefilter_literal(analysis.literals), analysis.specificity)
 
 
 def pattern_for(template: str) -> Pattern | None:
@@ -130,7 +130,7 @@ def pattern_for(template: str) -> Pattern | None:
             continue
         found = _acceptable(_to_pattern(candidate))
         if found is not None:
-            return Pattern(found.pattern, longest_literal(candidate), found.specificity)
+            return found
     return None
 
 

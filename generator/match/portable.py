@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -553,6 +554,13 @@ class _Parser:
         return _Node("")
 
 
+def prefilter_literal(literals: Sequence[str]) -> str:
+    """The one literal a prefilter looks for when it takes one of `analyse`'s: the longest (of equals, the greatest),
+    "" for none. The harvest writes it as a catalog entry's `literal`, with the spaces around it: "running " is not
+    in "#running-req", "running" is."""
+    return max(literals, key=lambda s: (len(s), s), default="")
+
+
 def _class_add(chars: CharSet, c: str, range_from: str | None) -> CharSet:
     """The class so far plus `c`, or plus the range from `range_from` to `c`."""
     return chars | (CharSet.of((range_from, c)) if range_from is not None else CharSet.of(c))
@@ -660,6 +668,12 @@ def text_shape(pattern: str) -> tuple[tuple[str, ...], bool] | None:
         return None
     texts = tuple(literal_text(part) for part in parts)
     return None if None in texts else (texts, tail)  # type: ignore[return-value]
+
+
+def shape_literal(shape: tuple[tuple[str, ...], bool]) -> str:
+    """The prefilter literal `analyse` gives a pattern of `shape` (text_shape), without a parse: its longest text (of
+    equals, the first), cut to MAX_LITERAL characters; tests/test_portable_fast.py holds it to `analyse`."""
+    return max(shape[0], key=len)[:MAX_LITERAL]
 
 
 def shape_found(shape: tuple[tuple[str, ...], bool], line: str) -> bool:
