@@ -15,8 +15,10 @@ re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
 
 Content-addressed: the header names the hash of the data it was made from (`data_hash`: every record file, every
 catalog file, the site settings and this code's version) and every section's sha256, checked the first time a
-section is read. A bundle whose data hash is not the data's is stale or foreign: it is rebuilt, never read. Same
-data, same bytes.
+section is read whole. A section of zlib blocks (entries, pattern rows, sites) is read a block at a time, and each
+block carries zlib's own check of what it holds (adler32), so damage there is found without hashing the whole
+section (the sites alone are 46 MB, of which a traceback reads a few kB). A bundle whose data hash is not the data's
+is stale or foreign: it is rebuilt, never read. Same data, same bytes.
 """
 
 from __future__ import annotations
@@ -180,6 +182,20 @@ class Bundle:
     def json(self, name: str) -> Any:
         return json.loads(self.section(name))
 
+    def span(self, name: str, start: int, end: int) -> bytes:
+        """Bytes `start` to `end` of a section, unchecked: for a section of zlib blocks (`Blocks`), whose blocks
+        zlib checks as it decompresses them."""
+        found = self._checked.get(name)
+        if found is not None:
+            return found[start:end]
+        try:
+            at, size, _ = self.header["sections"][name]
+        except (KeyError, TypeError, ValueError):
+            raise BundleError(f"{self.path} has no section {name!r}") from None
+        if not 0 <= start <= end <= size or self._map is None or self._base + at + size > len(self._map):
+            raise BundleError(f"{self.path}: section {name!r} is shorter than its table says (a damaged or partial file)")
+        return self._map[self._base + at + start:self._base + at + end]
+
 
 class Lines(Sequence):
     """A list stored as compact JSON values one after another (`lines_of`) with where each starts (a section of
@@ -226,10 +242,11 @@ def lines_of(values: Iterable[Any]) -> tuple[bytes, bytes]:
 
 
 class Blocks:
-    """Items stored by `_blocked`: item i read by decompressing its block, which is then kept."""
+    """Items stored by `_blocked` in section `name` of `bundle`: item i read by decompressing its block (zlib checks
+    it), which is then kept."""
 
-    def __init__(self, body: Any, starts: list[int], count: int, per_block: int = BLOCK_ITEMS):
-        self._body, self._starts, self._count, self._per = body, starts, count, per_block  # body(): the section's bytes
+    def __init__(self, bundle: "Bundle", name: str, starts: list[int], count: int, per_block: int = BLOCK_ITEMS):
+        self._bundle, self._name, self._starts, self._count, self._per = bundle, name, starts, count, per_block
         self._blocks: dict[int, list[bytes]] = {}
 
     def __len__(self) -> int:
@@ -239,6 +256,9 @@ class Blocks:
         n = i // self._per
         lines = self._blocks.get(n)
         if lines is None:  # kept: at most the section's size, decompressed (a big log reads thousands of blocks)
-            body = self._body()
-            lines = self._blocks[n] = zlib.decompress(body[self._starts[n]:self._starts[n + 1]]).split(b"\n")
+            try:
+                lines = zlib.decompress(self._bundle.span(self._name, self._starts[n], self._starts[n + 1])).split(b"\n")
+            except zlib.error as exc:
+                raise BundleError(f"{self._bundle.path}: block {n} of section {self._name!r} is damaged ({exc})") from None
+            self._blocks[n] = lines
         return lines[i % self._per]

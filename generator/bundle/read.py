@@ -19,7 +19,7 @@ class LazyPatterns(Sequence):
 
     def __init__(self, bundle: Bundle):
         count = int(bundle.summary.get("patterns", 0))
-        self._rows = Blocks(lambda: bundle.section("match/rows"), bundle.json("match/blocks"), count)
+        self._rows = Blocks(bundle, "match/rows", bundle.json("match/blocks"), count)
         self._made: dict[int, Any] = {}
 
     def __len__(self) -> int:
@@ -96,7 +96,7 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
         if not state:
             found = bundle.json(f"catalog/{slug}/ids")
             state["ids"] = found["ids"]
-            state["blocks"] = Blocks(lambda: bundle.section(f"catalog/{slug}/entries"), found["blocks"], count)
+            state["blocks"] = Blocks(bundle, f"catalog/{slug}/entries", found["blocks"], count)
         return state
 
     return count, lambda: index()["ids"], lambda i: index()["blocks"][i]
@@ -140,7 +140,7 @@ class SiteIndex:
 
     def __call__(self, key: str) -> list[list[Any]]:
         if self._shards is None:
-            self._shards = Blocks(lambda: self._bundle.section("sites"), self._bundle.json("sites/starts"), SITE_SHARDS, per_block=1)
+            self._shards = Blocks(self._bundle, "sites", self._bundle.json("sites/starts"), SITE_SHARDS, per_block=1)
         return json.loads(self._shards[_shard(key)]).get(key, [])
 
 
