@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .records.load import DATA_ROOT
+from .records import DATA_ROOT
 from .records.vocabulary import SEVERITIES
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ import hashlib
 import json
 import os
 import sys
+import functools
 import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,21 +142,26 @@ def from_folder(folder: Path, site_url: str | None = None) -> ApiData:
     return from_files(files, f"the API folder {folder}/", site_url)
 
 
-class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-    """Follow redirects to http(s) only (urllib would also follow one to ftp:)."""
+@functools.cache
+def _opener() -> Any:
+    """An opener that follows redirects to http(s) only (urllib would also follow one to ftp:); made when a URL is
+    first fetched (urllib.request and the http and email modules it brings take 17 ms to import)."""
+    import urllib.request
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001
-        if urllib.parse.urlsplit(newurl).scheme not in ("http", "https"):
-            raise urllib.error.HTTPError(newurl, code, f"refusing a redirect to {newurl!r}", headers, fp)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001
+            if urllib.parse.urlsplit(newurl).scheme not in ("http", "https"):
+                raise urllib.error.HTTPError(newurl, code, f"refusing a redirect to {newurl!r}", headers, fp)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
 
-
-_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
+    return urllib.request.build_opener(HttpOnlyRedirects)
 
 
 def _fetch(url: str, limit: int) -> bytes:
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"User-Agent": "errdex-mcp", "Accept": "application/json"})
-    with _OPENER.open(request, timeout=FETCH_TIMEOUT) as response:
+    with _opener().open(request, timeout=FETCH_TIMEOUT) as response:
         body = response.read(limit + 1)
     if len(body) > limit:
         raise SourceError(f"{url} is larger than {limit} bytes")

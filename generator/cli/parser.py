@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..findings import FORMATTERS
-from ..records.load import DATA_ROOT
+from ..records import DATA_ROOT
 from .commands import (
     cmd_build,
     cmd_bundle,

@@ -20,10 +20,10 @@ import yaml
 from ..findings import Finding, make
 from ..safefs import link_on_the_way
 from ..yamlout import SafeLoader as _BaseLoader
+from . import DATA_ROOT
 
 MAX_BYTES = 512 * 1024
 MAX_DEPTH = 32
-DATA_ROOT = Path("data/errors")
 
 _STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
 _TIMESTAMP, _MERGE = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge"
