@@ -7,6 +7,8 @@ byte for byte as `json.dumps(data, sort_keys=True, separators=(",", ":"), ensure
 (every character escaped alike), integers, booleans, null, lists, objects and integral floats: all that the
 catalog's schemas admit (tests/test_jsonline.py). It would write a fraction otherwise (1e-05 as 0.00001), which no
 schema admits; what it refuses (a lone surrogate, an integer past 64 bits) the standard library writes.
+
+`read` reads the same way what errdex derived itself: orjson, 3-4x faster, json where orjson refuses.
 """
 
 from __future__ import annotations
@@ -23,3 +25,14 @@ def canonical(data: Any) -> str:
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
     except TypeError:  # a lone surrogate, an integer past 64 bits
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def read(text: bytes | str) -> Any:
+    """A JSON text read with orjson (3-4x faster than json), or with json where orjson refuses it (a lone surrogate,
+    which json admits). The same value wherever the text's integers fit in 64 bits (orjson reads a longer one as a
+    float): for what errdex derived itself (the knowledge bundle's tables, pattern rows, site shards) and where only
+    strings are taken (a record document's id); never for a catalog entry or record as it came."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.checks.catalogschema import SCHEMA_DIR
-from generator.jsonline import canonical
+from generator.jsonline import canonical, read
 
 
 def _json(value) -> str:
@@ -57,3 +57,27 @@ def test_the_catalog_schemas_admit_no_fraction():
     for name in ("catalog.schema.json", "catalog-symbols.schema.json"):
         types = _types(json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8")))
         assert "number" not in types and types, (name, types)
+
+
+_DERIVED = st.recursive(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=20)
+                        | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.booleans() | st.none(),
+                        lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5), max_leaves=20)
+
+
+@settings(max_examples=300)
+@given(_DERIVED, st.booleans())
+def test_read_gives_what_json_gives_for_what_errdex_derives(value, ascii_only):
+    """The bundle writes its tables with ensure_ascii (a lone surrogate as an escape orjson refuses, json reads),
+    the API its documents as UTF-8: both read back as json reads them, integers within 64 bits."""
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    if not ascii_only and any(0xD800 <= ord(c) < 0xE000 for c in text):
+        return  # not UTF-8: no file holds it
+    data = text.encode("utf-8")
+    assert read(data) == json.loads(data) and type(read(data)) is type(json.loads(data))
+    assert read(text) == json.loads(text)
+
+
+def test_read_is_not_for_integers_past_64_bits():
+    """Why catalog entries and records as they came are read with json: orjson reads a longer integer as a float."""
+    assert json.loads("18446744073709551616") == 2**64 and isinstance(json.loads("18446744073709551616"), int)
+    assert isinstance(read("18446744073709551616"), float)

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import jsonline
+
 MAGIC = b"errdex knowledge bundle\n"
 FORMAT = 2
 SITE_SHARDS = 8192  # a traceback's frame reads one shard: ~5 kB of JSON
@@ -222,7 +224,7 @@ class Lines(Sequence):
             raise IndexError(index)
         made = self._made.get(index, _NONE)
         if made is _NONE:
-            made = self._made[index] = json.loads(self._body[self._starts[index]:self._starts[index + 1]])
+            made = self._made[index] = jsonline.read(self._body[self._starts[index]:self._starts[index + 1]])
         return made
 
 

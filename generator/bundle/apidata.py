@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from .. import jsonline
 from ..routes import API_ROOT, api_path
 from ..terminal import shown
 
@@ -104,13 +103,8 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
 
 
 def _record_id(line: bytes) -> Any:
-    """A record document's id. orjson reads the line about 3x faster than json (486 documents: 0.06 s -> 0.02 s of
-    every answer's start) and reads a string alike; a line it refuses, json reads or refuses as ever."""
-    try:
-        doc = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        doc = json.loads(line)
-    return doc["record"]["id"]
+    """A record document's id (read by jsonline.read: 486 documents 0.06 s -> 0.02 s of every answer's start)."""
+    return jsonline.read(line)["record"]["id"]
 
 
 def from_records(data: Path, site_url: str | None = None) -> ApiData:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..cachedir import remembered_digest, settled, write_kept
+from .. import jsonline
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
 
@@ -34,7 +35,7 @@ class LazyPatterns(Sequence):
         if made is None:
             from ..match.engine import Pattern
 
-            row = json.loads(self._rows[index])
+            row = jsonline.read(self._rows[index])
             fields = dict(zip(_ROW, row))
             if isinstance(fields["literals"], list):
                 fields["literals"] = tuple(fields["literals"])
@@ -94,7 +95,7 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
 
     def index() -> dict[str, Any]:
         if not state:
-            found = bundle.json(f"catalog/{slug}/ids")
+            found = jsonline.read(bundle.section(f"catalog/{slug}/ids"))
             state["ids"] = found["ids"]
             state["blocks"] = Blocks(bundle, f"catalog/{slug}/entries", found["blocks"], count)
         return state
@@ -141,7 +142,7 @@ class SiteIndex:
     def __call__(self, key: str) -> list[list[Any]]:
         if self._shards is None:
             self._shards = Blocks(self._bundle, "sites", self._bundle.json("sites/starts"), SITE_SHARDS, per_block=1)
-        return json.loads(self._shards[_shard(key)]).get(key, [])
+        return jsonline.read(self._shards[_shard(key)]).get(key, [])
 
 
 # -- the cache -------------------------------------------------------------------------------------------------
