@@ -110,3 +110,27 @@ def test_one_record_of_a_dataset_is_checked_across_the_whole_dataset(tmp_path, c
     assert main(["validate", str(twin), "--root", str(root)]) == 1
     out = capsys.readouterr().out
     assert "XRC001" in out and "twin.yaml" in out and "request-timeout.yaml:" not in out  # findings of the file asked about only
+
+
+def test_the_errdex_process_ends_once_its_answer_is_written(tmp_path) -> None:
+    """`python -m generator match` (generator.cli.entry) ends its process in generator.cli.end: the whole answer
+    is on stdout, flushed, with the command's exit status; called in process (as here), `end` returns instead."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from generator import cli
+
+    env = {**os.environ, "ERRDEX_CACHE": str(tmp_path / "cache")}
+    found, missing = tmp_path / "found.log", tmp_path / "missing.log"
+    found.write_text("CacheOOMError: Cannot allocate 12 KV cache blocks: out of GPU memory\n", encoding="utf-8")
+    missing.write_text("all is well\n", encoding="utf-8")
+    codes = []
+    for log in (found, missing):
+        proc = subprocess.run([sys.executable, "-m", "generator", "match", "--data", str(FIXTURES / "dataset"), "--format", "json",
+                               str(log)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        body = json.loads(proc.stdout)
+        codes.append((proc.returncode, body["found"] > 0, proc.stderr))
+    assert codes == [(0, True, ""), (1, False, "")]
+    assert cli.end(3) == 3 and not cli._AT_ONCE

@@ -225,6 +225,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     from ..match.engine import Matcher
     from ..match.output import FORMATS
+    from . import end
 
     if args.top < 1:
         sys.stderr.write("errdex match: --top wants a number of at least 1\n")
@@ -272,7 +273,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     for pid, why in matcher.skipped:
         sys.stderr.write(f"errdex match: skipped {shown(pid)}: {shown(why)}\n")
     sys.stdout.write(FORMATS[args.format](results, args.top, source, matcher.lines_read, matcher.bytes_read))
-    return 0 if results else 1
+    return end(0 if results else 1)
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:

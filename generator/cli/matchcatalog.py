@@ -16,6 +16,7 @@ from ..catalog.query import traceback_fit
 from ..match.drift import mentioned
 from ..match.output import hit_lines
 from ..terminal import json_text, shown
+from . import end
 
 
 def parse_versions(values: list[str] | None) -> dict[str, str] | str:
@@ -216,4 +217,4 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
         out.write(json_text(body))
     else:
         out.write(drift_text(drift) + format_text(items, top, source, lines, size, fits))
-    return 0 if items or drift else 1
+    return end(0 if items or drift else 1)
