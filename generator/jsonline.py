@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 import orjson
+import re2
 
 
 def canonical(data: Any) -> str:
@@ -27,11 +28,20 @@ def canonical(data: Any) -> str:
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_LONG_NUMBER = re2.compile(rb"[0-9]{19}")
+
+
+def narrow(text: bytes) -> bool:
+    """Whether a JSON text holds no run of 19 digits, so no integer past 64 bits (2**63 has 19): `read` reads it as
+    json does, whatever it came from."""
+    return _LONG_NUMBER.search(text) is None
+
+
 def read(text: bytes | str) -> Any:
     """A JSON text read with orjson (3-4x faster than json), or with json where orjson refuses it (a lone surrogate,
     which json admits). The same value wherever the text's integers fit in 64 bits (orjson reads a longer one as a
-    float): for what errdex derived itself (the knowledge bundle's tables, pattern rows, site shards) and where only
-    strings are taken (a record document's id); never for a catalog entry or record as it came."""
+    float): for what errdex derived itself (the knowledge bundle's tables, pattern rows, site shards), where only
+    strings are taken (a record document's id) and for a text found `narrow`; not for any other data as it came."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:

@@ -195,6 +195,21 @@ def test_a_hostile_catalog_string_survives_the_bundle(data, tmp_path):
     assert got.data["function"] == "f\ud800\x1b[31m" and got.sites[0].path == "servekit/\ud800.py"
 
 
+def test_a_catalog_integer_past_64_bits_reads_back_as_the_integer(data, tmp_path):
+    """A catalog's entries are decoded with orjson only where the bundle found no run of 19 digits in them: orjson
+    reads a longer integer as a float, json as the integer it is. Which project is narrow is written at compile."""
+    catalog = data.parent / "catalog" / "demo.jsonl"
+    rows = [json.loads(line) for line in catalog.read_text(encoding="utf-8").splitlines()]
+    k = _open(data, tmp_path / "narrow")
+    assert k.catalog.projects["demo"].entry(rows[0]["id"]).data == rows[0]
+    assert bundle.Bundle(next((tmp_path / "narrow" / "bundles").glob("*.bundle"))).json("catalog/demo/ids")["narrow"] is True
+    rows[0]["sites"][0]["line"] = 2**70 + 1
+    catalog.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    got = _open(data, tmp_path / "wide").catalog.projects["demo"].entry(rows[0]["id"])
+    assert bundle.Bundle(next((tmp_path / "wide" / "bundles").glob("*.bundle"))).json("catalog/demo/ids")["narrow"] is False
+    assert got.data["sites"][0]["line"] == 2**70 + 1 and isinstance(got.data["sites"][0]["line"], int)
+
+
 def test_a_table_stored_as_lines_reads_back_each_value_as_it_was():
     """The matcher's tables are stored a value after another with where each starts (bundle.lines_of) and read
     one value at a time (bundle.Lines): every JSON value reads back equal, however it is indexed or sliced, with

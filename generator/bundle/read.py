@@ -90,7 +90,8 @@ def _symbols_reader(bundle: Bundle, files: dict[str, dict]) -> Any:
 
 
 def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
-    """(ids, entry line i) of a project's entries in the bundle, the ids read when first needed."""
+    """(count, ids, entry i decoded) of a project's entries in the bundle, the ids read when first needed. Entries
+    the bundle says are narrow (no integer past 64 bits) are decoded with orjson (jsonline.read), others with json."""
     state: dict[str, Any] = {}
 
     def index() -> dict[str, Any]:
@@ -98,9 +99,10 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
             found = jsonline.read(bundle.section(f"catalog/{slug}/ids"))
             state["ids"] = found["ids"]
             state["blocks"] = Blocks(bundle, f"catalog/{slug}/entries", found["blocks"], count)
+            state["decode"] = jsonline.read if found.get("narrow") is True else json.loads
         return state
 
-    return count, lambda: index()["ids"], lambda i: index()["blocks"][i]
+    return count, lambda: index()["ids"], lambda i: index()["decode"](index()["blocks"][i])
 
 
 class LazyTables:

@@ -138,7 +138,7 @@ class LazyProject(Project):
     def __init__(self, slug: str, releases: list[str], package: str | None, repository: str | None,
                  source_url: str | None, reader: tuple[int, Any, Any]):
         self.slug, self.releases, self.package, self.repository, self.source_url = slug, releases, package, repository, source_url
-        self._count, self._ids, self._line = reader  # count; ids(): the ids in order; line(i): entry i's JSON
+        self._count, self._ids, self._data = reader  # count; ids(): the ids in order; data(i): entry i, decoded
         self._order = {v: i for i, v in enumerate(releases)}
         self._made: dict[int, Entry] = {}
         self._loaded: list[Entry] | None = None
@@ -166,7 +166,7 @@ class LazyProject(Project):
     def _decode(self, i: int) -> Entry:
         made = self._made.get(i)
         if made is None:
-            made = _entry(json.loads(self._line(i)), self, self._order, f"{self.slug} entry {i}", Catalog())
+            made = _entry(self._data(i), self, self._order, f"{self.slug} entry {i}", Catalog())
             self._made[i] = made  # the bundle holds entries the reader accepted: never None
         return made
 
