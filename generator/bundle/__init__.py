@@ -248,7 +248,7 @@ class Blocks:
     """Items stored by `_blocked` in section `name` of `bundle`: item i read by decompressing its block (zlib checks
     it), which is then kept."""
 
-    def __init__(self, bundle: "Bundle", name: str, starts: list[int], count: int, per_block: int = BLOCK_ITEMS):
+    def __init__(self, bundle: Bundle, name: str, starts: list[int], count: int, per_block: int = BLOCK_ITEMS):
         self._bundle, self._name, self._starts, self._count, self._per = bundle, name, starts, count, per_block
         self._blocks: dict[int, list[bytes]] = {}
 

@@ -11,11 +11,11 @@ of each file, which is checked before a file is used.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import sys
-import functools
 import urllib.error
 import urllib.parse
 from dataclasses import dataclass
