@@ -9,8 +9,7 @@ re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
     `match/rows` (+ `match/blocks`): each pattern's fields, read only for a pattern that is hit; `match/hyperscan`:
     the prefilter's compiled Hyperscan database (when Hyperscan is installed);
   - `catalog`: each project's releases and settings; `catalog/<slug>/entries` its entries (JSON, by id, in
-    compressed blocks of BLOCK_ITEMS) with `catalog/<slug>/ids` (and whether the entries are `narrow`: no integer
-    past 64 bits, so orjson may decode them): an entry is decoded when it is asked for;
+    compressed blocks of BLOCK_ITEMS) with `catalog/<slug>/ids`: an entry is decoded when it is asked for;
   - `sites` (+ `sites/starts`): every raise site under `"<file name>:<line>"`, in SITE_SHARDS shards compressed
     one a block, for reading traceback frames.
 
@@ -183,7 +182,7 @@ class Bundle:
         return body
 
     def json(self, name: str) -> Any:
-        return json.loads(self.section(name))
+        return jsonline.read(self.section(name))
 
     def span(self, name: str, start: int, end: int) -> bytes:
         """Bytes `start` to `end` of a section, unchecked: for a section of zlib blocks (`Blocks`), whose blocks

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import sys
 import urllib.error
@@ -54,7 +53,7 @@ class ApiData:
         return str(self.manifest.get("dataset_version", ""))
 
     def document(self, canonical: str) -> dict[str, Any]:
-        return json.loads(self.documents[canonical])
+        return jsonline.read(self.documents[canonical])
 
     def page_url(self, path: str) -> str:
         """A site-relative link from the API (`/errors/x/`) as an absolute URL when the site's address is known."""
@@ -71,7 +70,7 @@ class ApiData:
 def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None) -> ApiData:
     """ApiData from the API's files (path -> bytes); every file is checked against the manifest."""
     try:
-        manifest = json.loads(files[MANIFEST])
+        manifest = jsonline.read(files[MANIFEST])
     except KeyError:
         raise SourceError(f"{origin}: no {MANIFEST}") from None
     except ValueError as exc:
@@ -86,8 +85,8 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
         if expected != hashlib.sha256(files[name]).hexdigest():
             raise SourceError(f"{origin}: {name} does not match its sha256 in {MANIFEST} (a partial or mixed copy?)")
     try:
-        index = json.loads(files[INDEX])
-        match = json.loads(files[MATCH])
+        index = jsonline.read(files[INDEX])
+        match = jsonline.read(files[MATCH])
         documents: dict[str, bytes] = {}
         for line in files[NDJSON].splitlines(keepends=True):
             if line.strip():
@@ -103,7 +102,7 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
 
 
 def _record_id(line: bytes) -> Any:
-    """A record document's id (read by jsonline.read: 486 documents 0.06 s -> 0.02 s of every answer's start)."""
+    """A record document's id (jsonline.read: 486 documents 0.06 s -> 0.02 s of every answer's start)."""
     return jsonline.read(line)["record"]["id"]
 
 
@@ -190,7 +189,7 @@ def from_url(url: str, cache_dir: Path | None = None) -> ApiData:
     home = Path(cache_dir or default_cache_dir()) / "api" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
     try:
         url, manifest_bytes = _read_manifest(url)
-        manifest = json.loads(manifest_bytes)
+        manifest = jsonline.read(manifest_bytes)
         version = str(manifest["dataset_version"])
         if not version.isalnum():
             raise SourceError(f"{url}{MANIFEST} has a malformed dataset_version")

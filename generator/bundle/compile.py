@@ -8,7 +8,6 @@ import zlib
 from pathlib import Path
 from typing import IO, Any
 
-from .. import jsonline
 from . import _ROW, SITE_SHARDS, _blocked, _compact, _shard, data_hash, encode, lines_of
 
 
@@ -51,8 +50,7 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
                     sites.setdefault(_shard(key), {}).setdefault(key, []).append(
                         [slug, entry.id, s.path, first, last, head])
         sections[f"catalog/{slug}/entries"], blocks = _blocked(lines)
-        # narrow: no integer past 64 bits in any entry, so a reader may decode them with orjson (jsonline.read)
-        sections[f"catalog/{slug}/ids"] = _compact({"ids": ids, "blocks": blocks, "narrow": jsonline.narrow(b"\n".join(lines))})
+        sections[f"catalog/{slug}/ids"] = _compact({"ids": ids, "blocks": blocks})
         projects[slug] = {"releases": project.releases, "package": project.package, "repository": project.repository,
                           "source_url": project.source_url, "entries": len(ids)}
     shards = [_compact({key: sorted(items, key=lambda i: (i[1], i[2], i[3])) for key, items in sites.get(n, {}).items()})

@@ -4,7 +4,6 @@ bundles, one per state of the data, made when the cache has none for the data in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -90,8 +89,7 @@ def _symbols_reader(bundle: Bundle, files: dict[str, dict]) -> Any:
 
 
 def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
-    """(count, ids, entry i decoded) of a project's entries in the bundle, the ids read when first needed. Entries
-    the bundle says are narrow (no integer past 64 bits) are decoded with orjson (jsonline.read), others with json."""
+    """(count, ids, entry i decoded) of a project's entries in the bundle, the ids read when first needed."""
     state: dict[str, Any] = {}
 
     def index() -> dict[str, Any]:
@@ -99,10 +97,9 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
             found = jsonline.read(bundle.section(f"catalog/{slug}/ids"))
             state["ids"] = found["ids"]
             state["blocks"] = Blocks(bundle, f"catalog/{slug}/entries", found["blocks"], count)
-            state["decode"] = jsonline.read if found.get("narrow") is True else json.loads
         return state
 
-    return count, lambda: index()["ids"], lambda i: index()["decode"](index()["blocks"][i])
+    return count, lambda: index()["ids"], lambda i: jsonline.read(index()["blocks"][i])
 
 
 class LazyTables:

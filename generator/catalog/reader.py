@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsonline
+
 MAX_PROBLEMS = 50  # malformed lines kept for the report; the count goes on
 MAX_LINE_BYTES = 1 << 20  # a catalog line longer than this is malformed
 VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$")
@@ -255,7 +257,7 @@ def _read_jsonl(path: Path, catalog: Catalog):
                 catalog.note(f"{path.name}:{number}: line longer than {MAX_LINE_BYTES} bytes")
                 continue
             try:
-                data = json.loads(raw)
+                data = jsonline.read(raw)
             except (ValueError, UnicodeDecodeError) as exc:
                 catalog.note(f"{path.name}:{number}: not JSON: {exc}")
                 continue

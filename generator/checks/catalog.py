@@ -23,6 +23,7 @@ from .. import forked
 from ..cachedir import cached_findings
 from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
+from .. import jsonline
 from ..jsonline import canonical
 from ..records.load import pointer_escape
 from ..match.portable import analyse, prefilter_literal, shape_found, shape_literal, text_shape
@@ -96,7 +97,7 @@ def _read_lines(path: Path) -> Iterator[tuple[int, str | None, str]]:
 
 def _parse(n: int, line: str) -> tuple[dict | None, str]:
     try:
-        entry = json.loads(line)
+        entry = jsonline.read(line)
     except (ValueError, RecursionError) as exc:
         return None, f"line {n} is not JSON: {exc}"
     return (entry, "") if isinstance(entry, dict) else (None, f"line {n} is not a JSON object")
