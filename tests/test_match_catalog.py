@@ -137,6 +137,18 @@ def test_a_terminal_on_standard_input_is_told_what_to_do(capsys, monkeypatch):
     assert got.out.endswith("no known error found in standard input: 1 line, 11 bytes\n")
 
 
+def test_a_log_that_cannot_be_read_is_said_so_once_the_knowledge_is_open(capsys, tmp_path):
+    """The log is read while the bundle opens; what is wrong is said in the same order as before: the knowledge
+    first (a folder that holds no records), then the log (a folder, a missing file)."""
+    missing = tmp_path / "missing.log"
+    assert main(["match", "--data", str(tmp_path / "nothing"), str(missing)]) == 2
+    assert "is not a folder of records" in capsys.readouterr().err
+    for bad, said in ((tmp_path, "Is a directory"), (missing, "No such file or directory")):
+        assert main(["match", "--data", str(DATASET), str(bad)]) == 2
+        got = capsys.readouterr()
+        assert got.err == f"errdex match: cannot read {bad}: {said}\n" and got.out == ""
+
+
 def test_help_lists_what_people_look_up_first(capsys):
     assert main(["--help"]) == 0
     import re

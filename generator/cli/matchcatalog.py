@@ -8,6 +8,7 @@ catalog); this module reads the log, the versions and writes the answer as text 
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -190,6 +191,17 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     if isinstance(wanted, str):
         err.write(f"errdex match: {shown(wanted)}\n")
         return 2
+    got: dict[str, Any] = {}
+
+    def read() -> None:
+        try:
+            got["raw"] = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+        except OSError as exc:
+            got["error"] = exc
+
+    # The input is read while the bundle opens: the read waits on the system (0.05-0.1 s for 100 MB), not on Python.
+    reading = threading.Thread(target=read, daemon=True)
+    reading.start()
     k = open_knowledge(data, err, catalog=catalog)
     if isinstance(k, str):
         err.write(f"errdex match: {shown(k)}\n")
@@ -200,11 +212,12 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
         err.write(f"errdex match: {shown(exc)}\n")
         return 2
     source = "standard input" if file == "-" else file
-    try:
-        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
+    reading.join()
+    if "error" in got:
+        exc = got["error"]
         err.write(f"errdex match: cannot read {shown(source)}: {shown(exc.strerror or exc)}\n")
         return 2
+    raw = got["raw"]
     import io
 
     items, lines, size = match_items(k, io.BytesIO(raw), checked)
