@@ -14,6 +14,7 @@ The site and the API are made only from a catalog that passed every check first,
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import json
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .. import jsonline
 
@@ -113,8 +115,6 @@ class Project:
         """The address of `path:line` in release `index`'s source, when projects.yaml says where that is."""
         if not self.source_url:
             return None
-        from urllib.parse import quote
-
         version = self.releases[index]
         return (self.source_url.replace("{version}", version if _PLAIN.fullmatch(version) else quote(version, safe=".-_"))
                 .replace("{path}", path if _PLAIN.fullmatch(path) else quote(path, safe="/._-")).replace("{line}", str(line)))
@@ -159,8 +159,6 @@ class LazyProject(Project):
         return self._count
 
     def entry(self, entry_id: str) -> Entry | None:
-        import bisect
-
         ids = self._ids()
         i = bisect.bisect_left(ids, entry_id)
         return self._decode(i) if i < len(ids) and ids[i] == entry_id else None
