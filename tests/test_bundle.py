@@ -222,3 +222,29 @@ def test_a_table_stored_as_lines_reads_back_each_value_as_it_was():
         table[len(values)]
     assert len(bundle.Lines(*bundle.lines_of([]))) == 0 and not bundle.Lines(*bundle.lines_of([]))
     assert b"\n" not in body  # a raw line break in a value is escaped
+
+
+def test_the_site_settings_are_remembered_by_their_files_stat(tmp_path, monkeypatch):
+    """mkdocs_settings reads the checkout's mkdocs.yml once: then, while the file is unchanged, the settings come from
+    the cache without YAML; a changed file is read again; a memo that holds anything else is not believed."""
+    root = tmp_path / "checkout"
+    (root / "data" / "errors").mkdir(parents=True)
+    config = root / "mkdocs.yml"
+    config.write_text("site_url: https://one.example/\nrepo_url: https://git.example/one\n", encoding="utf-8")
+    cache, data = tmp_path / "cache", root / "data" / "errors"
+    monkeypatch.setattr("generator.cachedir.settled", lambda ctime_ns: True)
+    first = checkout.mkdocs_settings(data, cache)
+    assert first == {"site_url": "https://one.example/", "repo_url": "https://git.example/one"}
+    (memo,) = (cache / "settings").iterdir()
+
+    def no_yaml(configs):
+        raise AssertionError("read the YAML again")
+
+    monkeypatch.setattr(checkout, "_read_settings", no_yaml)
+    assert checkout.mkdocs_settings(data, cache) == first
+    monkeypatch.undo()
+    config.write_text("site_url: https://two.example/\n", encoding="utf-8")
+    assert checkout.mkdocs_settings(data, cache) == {"site_url": "https://two.example/"}
+    memo.write_text('{"site_url": ["not", "a", "string"]}', encoding="utf-8")
+    config.write_text("site_url: https://one.example/\nrepo_url: https://git.example/one\n", encoding="utf-8")
+    assert checkout._remembered(memo) is None

@@ -7,25 +7,64 @@ elsewhere, and as an installed wheel with no records at all, which ships the kno
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 
 
-def mkdocs_settings(data: Path | None) -> dict:
+SETTINGS_KEPT = 16  # settings remembered by their files' stat (a few checkouts' worth)
+
+
+def mkdocs_settings(data: Path | None, cache: Path | None = None) -> dict:
     """repo_url and site_url from the mkdocs.yml of the errdex checkout in use, for report links and page URLs.
 
     Commands start in any folder, often another project with a mkdocs.yml of its own, so the folder is chosen,
     not taken: the one holding the records (`data/errors` -> its checkout), then this code's checkout, then the
-    current folder only when it is an errdex checkout itself."""
-    from ..yamlout import YAMLError, safe_load
+    current folder only when it is an errdex checkout itself. What was read is remembered in the cache under what
+    the file system says of those files (generator.cachedir.stat_text), so that an answer reads no YAML (importing
+    the YAML parser alone took 20 ms of every answer) until one of them changes."""
+    from ..cachedir import default_cache, settled, stat_text, write_kept
 
     roots = [Path(data).resolve().parent.parent] if data is not None else []
     roots.append(REPOSITORY)
     if Path("data/errors").is_dir():
         roots.append(Path.cwd())
-    for root in roots:
-        config = root / "mkdocs.yml"
+    configs = [root / "mkdocs.yml" for root in roots]
+    h, newest = hashlib.sha256(b"errdex mkdocs settings 1\n"), 0
+    for config in configs:
+        try:
+            st = config.stat()
+        except OSError:
+            h.update(f"{config}\0absent\n".encode("utf-8", "surrogateescape"))
+            continue
+        newest = max(newest, st.st_ctime_ns)
+        h.update((stat_text(str(config), st) + "\n").encode("utf-8", "surrogateescape"))
+    memo = (cache or default_cache()) / "settings" / h.hexdigest()
+    known = _remembered(memo)
+    if known is not None:
+        return known
+    found = _read_settings(configs)
+    if settled(newest):  # a file written just now may be written again within one tick
+        write_kept(memo, json.dumps(found, sort_keys=True).encode("utf-8"), memo.parent.iterdir(), SETTINGS_KEPT)
+    return found
+
+
+def _remembered(memo: Path) -> dict | None:
+    """The settings a memo holds; None when there is none or it holds anything else."""
+    try:
+        found = json.loads(memo.read_bytes())
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(found, dict) and all(k in ("repo_url", "site_url") and isinstance(v, str) for k, v in found.items())
+    return found if ok else None
+
+
+def _read_settings(configs: list[Path]) -> dict:
+    from ..yamlout import YAMLError, safe_load
+
+    for config in configs:
         if config.is_file():
             try:
                 loaded = safe_load(config.read_text(encoding="utf-8"))

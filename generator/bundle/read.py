@@ -215,4 +215,4 @@ def open_bundle(data: Path | None, log: IO[str], cache: Path | None = None) -> B
             return str(exc)
     if not Path(data).is_dir():
         return f"{data} is not a folder of records"
-    return cached(Path(data), Path(data).parent / "catalog", checkout.mkdocs_settings(data), log, cache)
+    return cached(Path(data), Path(data).parent / "catalog", checkout.mkdocs_settings(data, cache), log, cache)
