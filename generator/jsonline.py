@@ -14,11 +14,9 @@ schema admits; what it refuses (a lone surrogate, an integer past 64 bits) the s
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
-import re2
 
 
 def canonical(data: Any) -> str:
@@ -30,22 +28,23 @@ def canonical(data: Any) -> str:
 
 
 # A run of 19 digits: the only place orjson and json read one text to different values (2**63 has 19 digits; orjson
-# reads a longer integer as a float). `re` is quicker to call on the short texts most reads are, RE2 quicker to run
-# over long ones.
-_LONG = (re.compile(rb"[0-9]{19}"), re.compile(r"[0-9]{19}"))
-_LONG_RE2 = (re2.compile(rb"[0-9]{19}"), re2.compile(r"[0-9]{19}"))
-_SHORT = 4096
+# reads a longer integer as a float). Found by mapping each digit to 1 and every other byte to 0, then looking for
+# 19 ones: 2 us for a catalog line, where a regular expression took 20 us (re) or 4 us (RE2).
+_DIGITS = bytes(1 if 0x30 <= b <= 0x39 else 0 for b in range(256))
+_RUN = b"\x01" * 19
+
+
+def _long_number(text: bytes | str) -> bool:
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    return data.translate(_DIGITS).find(_RUN) >= 0
 
 
 def read(text: bytes | str) -> Any:
     """A JSON text read as `json.loads` reads it, about 3x faster: with orjson where it gives the same value, with
     json where it may not (a run of 19 digits, which may be an integer past 64 bits) or refuses (a lone surrogate
     escaped, a text that is not UTF-8: json raises what it raises)."""
-    if len(text) >= 19:
-        kind = 0 if isinstance(text, (bytes, bytearray, memoryview)) else 1
-        found = (_LONG if len(text) < _SHORT else _LONG_RE2)[kind].search(text)
-        if found is not None:
-            return json.loads(text)
+    if len(text) >= 19 and _long_number(text):
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
