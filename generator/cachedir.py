@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .findings import Finding
 
@@ -137,6 +138,24 @@ def sha256_file(path: Path | str) -> str:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+MEMOS_KEPT = 16  # memos of one kind remembered by their files' stat (a few checkouts' worth)
+
+
+def remembered(memo: Path, newest_ctime_ns: int, make: Callable[[], Any], read: Callable[[Path], Any],
+               encode: Callable[[Any], bytes]) -> Any:
+    """What `make` gives, remembered at `memo`, a file named by what the file system says of the files it is made
+    from (`stat_text`; the newest of them changed at `newest_ctime_ns`): read back with `read` (None when the memo
+    is missing or holds anything else), else made, and kept (the newest MEMOS_KEPT memos beside it) once those files
+    are settled."""
+    known = read(memo)
+    if known is not None:
+        return known
+    made = make()
+    if settled(newest_ctime_ns):  # a file written just now may be written again within one tick
+        write_kept(memo, encode(made), memo.parent.iterdir(), MEMOS_KEPT)
+    return made
 
 
 def remembered_digest(memo: Path) -> str | None:

@@ -14,9 +14,6 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 
 
-SETTINGS_KEPT = 16  # settings remembered by their files' stat (a few checkouts' worth)
-
-
 def mkdocs_settings(data: Path | None, cache: Path | None = None) -> dict:
     """repo_url and site_url from the mkdocs.yml of the errdex checkout in use, for report links and page URLs.
 
@@ -25,7 +22,7 @@ def mkdocs_settings(data: Path | None, cache: Path | None = None) -> dict:
     current folder only when it is an errdex checkout itself. What was read is remembered in the cache under what
     the file system says of those files (generator.cachedir.stat_text), so that an answer reads no YAML (importing
     the YAML parser alone took 20 ms of every answer) until one of them changes."""
-    from ..cachedir import default_cache, settled, stat_text, write_kept
+    from ..cachedir import default_cache, remembered, stat_text
 
     roots = [Path(data).resolve().parent.parent] if data is not None else []
     roots.append(REPOSITORY)
@@ -41,14 +38,8 @@ def mkdocs_settings(data: Path | None, cache: Path | None = None) -> dict:
             continue
         newest = max(newest, st.st_ctime_ns)
         h.update((stat_text(str(config), st) + "\n").encode("utf-8", "surrogateescape"))
-    memo = (cache or default_cache()) / "settings" / h.hexdigest()
-    known = _remembered(memo)
-    if known is not None:
-        return known
-    found = _read_settings(configs)
-    if settled(newest):  # a file written just now may be written again within one tick
-        write_kept(memo, json.dumps(found, sort_keys=True).encode("utf-8"), memo.parent.iterdir(), SETTINGS_KEPT)
-    return found
+    return remembered((cache or default_cache()) / "settings" / h.hexdigest(), newest, lambda: _read_settings(configs),
+                      _remembered, lambda found: json.dumps(found, sort_keys=True).encode("utf-8"))
 
 
 def _remembered(memo: Path) -> dict | None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..cachedir import remembered_digest, settled, write_kept
+from ..cachedir import remembered, remembered_digest, write_kept
 from .. import jsonline
 from . import _ROW, KEEP, SITE_SHARDS, WHEEL_BUNDLE, Blocks, Bundle, BundleError, Lines, _shard, data_hash, stat_key
 from .compile import make
@@ -166,21 +166,12 @@ def cached(records_dir: Path, catalog_dir: Path, settings: dict[str, str], log: 
     return Bundle(path)
 
 
-STAT_KEPT = 16  # data hashes remembered by the files' stat (a few checkouts' worth)
-
-
 def _known_hash(folder: Path, records_dir: Path, catalog_dir: Path, settings: dict[str, str]) -> str:
     """The data hash, read back when the files' stat is the same as when it was last computed (reading ~140 MB of
     data to hash it is most of a warm answer's time); computed, and remembered, otherwise."""
     key, newest = stat_key(records_dir, catalog_dir, settings)
-    memo = folder / "stat" / key
-    known = remembered_digest(memo)
-    if known is not None:
-        return known
-    digest = data_hash(records_dir, catalog_dir, settings)
-    if settled(newest):  # a file written just now may be written again within one tick
-        write_kept(memo, digest.encode("ascii"), memo.parent.iterdir(), STAT_KEPT)
-    return digest
+    return remembered(folder / "stat" / key, newest, lambda: data_hash(records_dir, catalog_dir, settings),
+                      remembered_digest, lambda digest: digest.encode("ascii"))
 
 
 def open_knowledge(data: Path | None, log: IO[str], *, catalog: bool = True, engine: str = "auto",
