@@ -90,7 +90,7 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
         documents: dict[str, bytes] = {}
         for line in files[NDJSON].splitlines(keepends=True):
             if line.strip():
-                documents[_record_id(line)] = line
+                documents[jsonline.read(line)["record"]["id"]] = line
     except (ValueError, KeyError, TypeError) as exc:
         raise SourceError(f"{origin}: the API files are malformed: {exc!r}") from None
     names = {cid: cid for cid in documents}
@@ -99,11 +99,6 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
             if entry.get("id") in documents:
                 names.setdefault(alias, entry["id"])
     return ApiData(manifest, index, match, documents, names, origin, site_url)
-
-
-def _record_id(line: bytes) -> Any:
-    """A record document's id (jsonline.read: 486 documents 0.06 s -> 0.02 s of every answer's start)."""
-    return jsonline.read(line)["record"]["id"]
 
 
 def from_records(data: Path, site_url: str | None = None) -> ApiData:

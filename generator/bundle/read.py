@@ -94,7 +94,7 @@ def _entry_reader(bundle: Bundle, slug: str, count: int) -> Any:
 
     def index() -> dict[str, Any]:
         if not state:
-            found = jsonline.read(bundle.section(f"catalog/{slug}/ids"))
+            found = bundle.json(f"catalog/{slug}/ids")
             state["ids"] = found["ids"]
             state["blocks"] = Blocks(bundle, f"catalog/{slug}/entries", found["blocks"], count)
         return state

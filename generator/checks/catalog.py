@@ -24,7 +24,6 @@ from ..cachedir import cached_findings
 from ..catalog.reader import MAX_LINE_BYTES, SLUG, Catalog, load_catalog
 from ..findings import Finding, format_text, make
 from .. import jsonline
-from ..jsonline import canonical
 from ..records.load import pointer_escape
 from ..match.portable import analyse, prefilter_literal, shape_found, shape_literal, text_shape
 from .catalogschema import SCHEMA_DIR
@@ -151,7 +150,7 @@ def _line_checks(path: Path, releases: list[str] | None) -> Iterator[Finding | t
         seen[eid] = n
         if entry["project"] != slug or eid != entry_id(slug, entry["template"]):
             yield make("CAT004", str(path), "/id", f"{eid}: expected {entry_id(slug, entry['template'])} (project {slug!r} and the template's hash)", where)
-        if line != canonical(entry) + "\n" or eid < previous_id:
+        if line != jsonline.canonical(entry) + "\n" or eid < previous_id:
             yield make("CAT007", str(path), "", f"{eid}: lines must be canonical JSON (keys sorted, compact, LF) in id order", where)
         previous_id = max(previous_id, eid)
         yield {key: entry[key] for key in ("id", "pattern", "template", "literal")}, where
