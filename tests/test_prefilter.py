@@ -8,7 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.match.prefilter import AnyOf, Re2Literals, Tables, hyperscan_available, prefilter
+from generator.match.engine import Pattern
+from generator.match.prefilter import (KEY_CHARS, KEY_END_RANK, AnyOf, Re2Literals, Tables, compile_tables,
+                                       hyperscan_available, key_of, prefilter)
+from generator.match.rules import RULES
 
 pytestmark = pytest.mark.skipif(not hyperscan_available(), reason="Hyperscan is not installed here")
 
@@ -38,6 +41,60 @@ def test_both_engines_find_the_same_lines(keys, lines):
     hs, r2 = prefilter(_tables(keys), "hyperscan"), Re2Literals(keys)
     assert hs.name == "hyperscan"
     assert _lines(hs, block) == _lines(r2, block)
+
+
+def _rank(char: str, folded: bool) -> int:
+    return KEY_END_RANK.get(char.lower() if folded else char, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(literal=st.text("aZ0_ .(", min_size=1, max_size=60), folded=st.booleans())
+def test_a_key_is_the_first_window_of_its_literal_that_ends_in_its_rarest_character(literal, folded):
+    key = key_of(literal, folded)
+    if len(literal) <= KEY_CHARS:
+        assert key == literal
+        return
+    ends = [at for at in range(KEY_CHARS, len(literal) + 1)]
+    best = min(_rank(literal[at - 1], folded) for at in ends)
+    first = next(at for at in ends if _rank(literal[at - 1], folded) == best)
+    assert key == literal[first - KEY_CHARS:first] and len(key) == KEY_CHARS
+
+
+def test_a_key_ends_where_text_rarely_does():
+    assert key_of("Expected all tensors to be on the same device, but found") == "o be on the same device,"
+    assert key_of("CUDA out of memory. Tried to allocate") == "CUDA out of memory. Trie"  # no rarer end after
+    assert key_of("the tensor is not contiguous_here") == "ensor is not contiguous_"
+    assert key_of("ABCDEFGHIJKLMNOPQRSTUVWXyz") == "ABCDEFGHIJKLMNOPQRSTUVWX"  # uppercase ranks below lowercase...
+    assert key_of("abcdefghijklmnopqrstuvwxYZ", folded=True) == "abcdefghijklmnopqrstuvwx"  # ... unless folded
+
+
+PARTIAL_MIN = RULES["partial_min_chars"]
+
+
+@st.composite
+def _pattern(draw):
+    """(literals, message, folded): literals are often the message or part of it, as a template's are."""
+    message = draw(st.text("ab _.", max_size=60))
+    pieces = st.builds(lambda a, b: message[min(a, b):max(a, b)], st.integers(0, len(message)), st.integers(0, len(message)))
+    literals = draw(st.lists(st.one_of(pieces, st.text("ab _.", max_size=50)).filter(bool), min_size=1, max_size=3))
+    return literals, message, draw(st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(patterns=st.lists(_pattern(), min_size=1, max_size=6))
+def test_every_line_that_can_match_holds_a_key_of_the_pattern(patterns):
+    """Whatever windows the keys are: a line that holds one of a pattern's literals, or the first partial_min
+    characters of its partial text (what a cut-off line holds), holds a key whose owners include the pattern."""
+    made = [Pattern(f"p{i}", "x", message, "", "", literals=tuple(literals), ignore_case=folded, specificity=1, anchored=False)
+            for i, (literals, message, folded) in enumerate(patterns)]
+    t = compile_tables(made)
+    for index, (literals, message, folded) in enumerate(patterns):
+        mine = [(text, keyfold) for (text, keyfold), owners in zip(t.keys, t.owners) if index in owners]
+        for literal in literals:  # a folded literal's line may hold it in another case: only a folded key is sure
+            assert any((text.lower() in literal.lower()) if keyfold else (text in literal and not folded) for text, keyfold in mine)
+        if t.partials[index]:
+            head = t.partials[index][:PARTIAL_MIN]
+            assert any(text in head and not keyfold for text, keyfold in mine)
 
 
 def test_overlapping_and_repeated_occurrences_are_all_found():

@@ -8,7 +8,7 @@ How a log is read, so that any size runs in bounded memory and linear time:
     it fits in one window; each is reported once);
   - a literal prefilter runs first: every portable pattern has fixed strings one of which every match contains
     (generator.match.portable); one pass over a block (Hyperscan, else an RE2 set: generator.match.prefilter) finds
-    the lines that hold the start of one, the only ones worth a closer look;
+    the lines that hold a part of one (a key), the only ones worth a closer look;
   - on such a line only the patterns whose literals start so run (those whose literal it holds whole), with RE2.
 Patterns never run in Python's `re` (a hostile or careless pattern could backtrack for hours); RE2 is linear.
 """
@@ -299,7 +299,7 @@ class Matcher:
         for pi in candidates:
             name_bytes, full = self._encoded(pi)
             if full and not any(x in line for x in full):
-                # the line holds the start of a literal, or only the text a cut-off line is recognised by
+                # the line holds a literal's key but not the literal, or only the text a cut-off line is recognised by
                 yield from partial(pi)
                 continue
             compiled = self._compiled(pi)
