@@ -1,5 +1,5 @@
 """Half the work in a second process: the one way errdex uses both cores of a machine for one task (a big log's
-second half, a big catalog file's second half of patterns).
+parts, a big catalog file's second half of patterns).
 
 The second process is forked, so it starts with everything the first has loaded (a matcher's compiled patterns,
 a Hyperscan database) and nothing is pickled on the way in; only its result comes back through a pipe."""
@@ -46,3 +46,38 @@ def start(work: Callable[[], Any]) -> Callable[[], Any]:
         return value
 
     return result
+
+
+MAX_SHARES = 255  # tasks `shared` hands out (one byte a ticket)
+
+
+def shared(count: int, work: Callable[[int], Any], first: Callable[[], Any] | None = None) -> list[Any]:
+    """[work(0), ..., work(count - 1)], done by this process and a forked one side by side, each taking the next task
+    not yet taken as it comes free (so a process slowed by the machine takes fewer), each its tasks in increasing
+    order; `first`, when given, runs in this process before it takes any. Tickets in a pipe hand the tasks out: a
+    read of one byte takes one, whole, whichever process reads it."""
+    if not 0 < count <= MAX_SHARES:
+        raise ValueError(f"count must be 1 to {MAX_SHARES}, not {count}")
+    tickets, writer = os.pipe()
+    try:
+        os.write(writer, bytes(range(count)))  # at most 255 bytes: within any pipe's buffer
+    finally:
+        os.close(writer)
+
+    def take() -> list[tuple[int, Any]]:
+        done = []
+        while ticket := os.read(tickets, 1):
+            done.append((ticket[0], work(ticket[0])))
+        return done
+
+    try:
+        rest = start(take)
+        try:
+            if first is not None:
+                first()
+            mine = take()
+        finally:
+            theirs = rest()  # waited for whatever happened here (the second process takes the tasks left)
+    finally:
+        os.close(tickets)
+    return [value for _, value in sorted(mine + theirs, key=lambda pair: pair[0])]

@@ -21,6 +21,8 @@ from generator.match.engine import Matcher, Pattern
 from generator.match.hits import fill_message
 from generator.match.index import patterns_from_records
 from generator.match.output import reasons
+from generator.match import shared
+from generator.match.shared import scan_shared
 from generator.checks.pipeline import check
 from generator.match.portable import analyse
 
@@ -378,11 +380,14 @@ def test_javascript_form_means_the_same_as_re2(records):
     assert not mismatches, mismatches[:5]
 
 
-def test_a_big_input_scanned_in_two_halves_gives_the_same_results(matcher):
-    """From PARALLEL_FROM bytes a second process scans the second half: ranks, first hits (line numbers across
-    the cut), counts, the lines and bytes read all equal a single pass's, whatever the cut falls on."""
+@pytest.mark.parametrize("share", [shared.SHARE, 1000, 1])
+def test_a_big_input_scanned_by_two_processes_gives_the_same_results(matcher, monkeypatch, share):
+    """From PARALLEL_FROM bytes two processes scan the input, a part at a time: ranks, first hits (line numbers
+    across the parts), counts, the lines and bytes read all equal a single pass's, whatever the parts' size
+    (one part; a few lines each; the most parts forked.shared hands out) and wherever they fall."""
     import io
 
+    monkeypatch.setattr(shared, "SHARE", share)
     for tail in ("", "no newline at the end: ValueError: Failed to allocate 3 blocks for request r"):
         data = ((LOG * 40) + tail).encode("utf-8")
         one = matcher.find(io.BytesIO(data), parallel_from=1 << 60)
@@ -391,12 +396,12 @@ def test_a_big_input_scanned_in_two_halves_gives_the_same_results(matcher):
         halves = [(r.pattern.id, r.first, r.occurrences, r.lines, r.score, r.why) for r in two], matcher.lines_read, matcher.bytes_read
         assert halves == single and single[0] and single[1] == data.count(b"\n") + (1 if tail else 0)
         assert max(r.occurrences for r in one) >= 40
-        # every hit, on its own line number, on both sides of the cut
+        # every hit, on its own line number, in every part
         lines = [(h.pattern, h.line, h.exception_on_line) for h in matcher.scan(io.BytesIO(data), repeats=True)]
-        assert [(h.pattern, h.line, h.exception_on_line) for h in matcher._scan_halves(io.BytesIO(data))] == lines
+        assert [(h.pattern, h.line, h.exception_on_line) for h in scan_shared(matcher, io.BytesIO(data))] == lines
         # a stream already read in part is scanned from where it stands, as a single pass would
         skipped = len(LOG.encode("utf-8")) * 3
         stream = io.BytesIO(data)
         stream.seek(skipped)
         rest = [(h.pattern, h.line, h.exception_on_line) for h in matcher.scan(io.BytesIO(data[skipped:]), repeats=True)]
-        assert [(h.pattern, h.line, h.exception_on_line) for h in matcher._scan_halves(stream)] == rest and rest
+        assert [(h.pattern, h.line, h.exception_on_line) for h in scan_shared(matcher, stream)] == rest and rest

@@ -24,6 +24,7 @@ from typing import IO, Any
 import re2
 
 from .. import forked
+from .shared import scan_shared
 from .logline import json_groups as _json_groups
 from .hits import Hit, Result, rank
 from .rules import REQUOTE, RULES, evidence, partial_at, requote
@@ -37,7 +38,6 @@ MAX_VALUE = 500  # characters of a captured value kept
 REQUOTE_FIND = AnyOf([old for old, _ in REQUOTE])  # whether a block needs _requoted (most do not: one fast pass), and where
 QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
-WARM_TABLES = ("specificity", "anchored", "exception_names", "full_literals", "partials")  # what any scan with hits reads
 PARALLEL_FROM = 16 << 20  # bytes of input from which two processes scan it (below, forking costs more than it saves)
 
 _OPTIONS = re2.Options()
@@ -143,37 +143,18 @@ class Matcher:
     def find(self, stream: IO[bytes], parallel_from: int = PARALLEL_FROM) -> list[Result]:
         """The ranked results of a binary stream: `rank(scan(stream))`, with repeats of a pattern found cheaply
         (a repeat only counts, unless it is the first to name the exception class on its line). An in-memory
-        stream of at least `parallel_from` bytes is scanned in two halves at once (split at a line break, the
-        second in a forked process), with the same results."""
-        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= parallel_from and forked.available():
-            return self.rank(self._scan_halves(stream))
+        stream of at least `parallel_from` bytes is scanned by two processes at once, in parts (generator.match.shared),
+        with the same results."""
+        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= max(parallel_from, 1) and forked.available():
+            return self.rank(scan_shared(self, stream))
         return self.rank(self.scan(stream, repeats=True))
 
-    def _scan_halves(self, stream: io.BytesIO) -> list[Hit]:
-        data = stream.getvalue()[stream.tell():]
-        cut = data.find(b"\n", len(data) // 2) + 1 or len(data)
-        base = data.count(b"\n", 0, cut) + 1
-
-        def second() -> tuple[list[tuple], int, int]:
-            # as plain tuples: a dataclass is slow to unpickle a hundred thousand times
-            hits = [(h.pattern, h.line, h.column, h.text, h.span, h.groups, h.exception_on_line, h.partial, h.requoted)
-                    for h in self.scan(io.BytesIO(data[cut:]), repeats=True, first_line=base)]
-            return hits, self.lines_read, self.bytes_read
-
-        for name in WARM_TABLES:  # read now, once: the forked half inherits them instead of reading them again
-            getattr(self.tables, name)
-        rest = forked.start(second)
-        hits = list(self.scan(io.BytesIO(data[:cut]), repeats=True))
-        lines, size = self.lines_read, self.bytes_read
-        more, more_lines, more_size = rest()
-        self.lines_read, self.bytes_read = lines + more_lines, size + more_size
-        return hits + [Hit(*h) for h in more]
-
-    def scan(self, stream: IO[bytes], repeats: bool = False, first_line: int = 1) -> Iterator[Hit]:
+    def scan(self, stream: IO[bytes], repeats: bool = False, first_line: int = 1, seen: dict[int, bool] | None = None) -> Iterator[Hit]:
         """Every hit in a binary stream, in order of lines (numbered from `first_line`). With `repeats`, a
         pattern's later hits that cannot replace its first in `rank` come without text, span or values (column
-        0): what rank needs, at a fraction of the cost when a log repeats one message a hundred thousand times."""
-        self._seen: dict[int, bool] | None = {} if repeats else None  # pattern -> its first hit named the class
+        0): what rank needs, at a fraction of the cost when a log repeats one message a hundred thousand times;
+        `seen` carries what an earlier scan of the text before saw (for repeats)."""
+        self._seen: dict[int, bool] | None = seen if seen is not None else {} if repeats else None  # pattern -> its first hit named the class
         line_no, col, carry = first_line, 0, b""
         self.bytes_read = 0
         self.lines_read = 0
