@@ -27,7 +27,9 @@ import array
 import hashlib
 import json
 import mmap
+import os
 import sys
+import weakref
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -150,6 +152,10 @@ class Bundle:
                 header = json.loads(handle.read(size))
                 self._base = len(MAGIC) + 17 + size
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if self.path.stat().st_size else None
+            # Blocks are read with pread, not through the map: a few hundred scattered reads of the raise sites (a
+            # traceback's frames) would map most of their 46 MB into the process (the kernel maps pages around each).
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            weakref.finalize(self, os.close, self._fd)
         except OSError as exc:
             raise BundleError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         except ValueError as exc:
@@ -194,9 +200,9 @@ class Bundle:
             at, size, _ = self.header["sections"][name]
         except (KeyError, TypeError, ValueError):
             raise BundleError(f"{self.path} has no section {name!r}") from None
-        if not 0 <= start <= end <= size or self._map is None or self._base + at + size > len(self._map):
+        if not 0 <= start <= end <= size or len(body := os.pread(self._fd, end - start, self._base + at + start)) != end - start:
             raise BundleError(f"{self.path}: section {name!r} is shorter than its table says (a damaged or partial file)")
-        return self._map[self._base + at + start:self._base + at + end]
+        return body
 
 
 class Lines(Sequence):
