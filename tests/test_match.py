@@ -380,6 +380,20 @@ def test_javascript_form_means_the_same_as_re2(records):
     assert not mismatches, mismatches[:5]
 
 
+def test_work_beside_a_scan_runs_once_in_this_process_either_way(matcher):
+    import io
+    import os
+
+    data = (LOG * 40).encode("utf-8")
+    answers = []
+    for parallel_from in (0, 1 << 60):  # two processes; one
+        ran: list[int] = []
+        found = matcher.find(io.BytesIO(data), parallel_from=parallel_from, beside=lambda: ran.append(os.getpid()))
+        assert ran == [os.getpid()]
+        answers.append([(r.pattern.id, r.first, r.occurrences) for r in found])
+    assert answers[0] == answers[1] and answers[0]
+
+
 @pytest.mark.parametrize("share", [shared.SHARE, 1000, 1])
 def test_a_big_input_scanned_by_two_processes_gives_the_same_results(matcher, monkeypatch, share):
     """From PARALLEL_FROM bytes two processes scan the input, a part at a time: ranks, first hits (line numbers

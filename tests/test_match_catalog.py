@@ -116,6 +116,23 @@ def test_a_traceback_frame_gives_the_releases_it_fits(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["traceback"] == []
 
 
+def test_a_big_log_scanned_by_two_processes_gives_the_same_answer(capsys, tmp_path, monkeypatch):
+    """The traceback's frames and the version drift are worked out while the second process scans (the log is
+    past PARALLEL_FROM): the whole answer is the one a single pass gives."""
+    from generator.match import engine
+
+    log = tmp_path / "big.log"
+    log.write_text("chatter\n" * 500 + TRACEBACK + "ImportError: cannot import name 'Scheduler' from 'servekit' "
+                   "(/venv/lib/python3.11/site-packages/servekit/__init__.py)\n" + "chatter\n" * 500, encoding="utf-8")
+    answers = []
+    for least in (1 << 60, 1):
+        monkeypatch.setattr(engine, "PARALLEL_FROM", least)
+        assert main(["match", str(log), "--data", str(DATASET), "--format", "json", "--version", "demo==0.1.0"]) == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    assert answers[0] == answers[1]
+    assert answers[0]["traceback"] and answers[0]["drift"] and answers[0]["results"]
+
+
 def test_a_misspelt_project_is_refused_with_the_near_names(capsys, tmp_path):
     code, _, err = _run(capsys, tmp_path, "--version", "dmeo==0.3.0")
     assert code == 2 and "no project is named 'dmeo'; did you mean demo?" in err

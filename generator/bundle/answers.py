@@ -4,6 +4,7 @@ server's match_log returns them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import routes
@@ -14,12 +15,13 @@ from ..match.output import result_json
 from ..match.rules import RULES
 
 
-def match_items(k: Knowledge, stream: Any, wanted: dict[str, str]) -> tuple[list[dict[str, Any]], int, int]:
+def match_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Callable[[], Any] | None = None) -> tuple[list[dict[str, Any]], int, int]:
     """Every record and catalog entry found in a binary stream, ranked (the release of each project in `wanted`
     raises or lowers its catalog entries), with the lines and bytes read. `errdex match --catalog` reads a whole
-    log with it; match_log a request's text."""
+    log with it; match_log a request's text. `beside` runs once, while a second process scans a big log
+    (generator.match.engine.Matcher.find)."""
     with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
-        results = k.matcher.find(stream)
+        results = k.matcher.find(stream, beside=beside)
         lines, size = k.matcher.lines_read, k.matcher.bytes_read
     items: list[dict[str, Any]] = []
     by_line: dict[int, list[dict[str, Any]]] = {}  # record results per line, to attach catalog entries to

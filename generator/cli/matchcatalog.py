@@ -220,10 +220,15 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     raw = got["raw"]
     import io
 
-    items, lines, size = match_items(k, io.BytesIO(raw), checked)
-    fits = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
+    beside: dict[str, Any] = {}
+
+    def frames_and_drift() -> None:  # worked out while a second process scans a big log
+        beside["fits"] = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
+        beside["drift"] = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog and mentioned(raw) else []
+
+    items, lines, size = match_items(k, io.BytesIO(raw), checked, frames_and_drift)
+    fits, drift = beside["fits"], beside["drift"]
     fit_sites(k, items, fits)
-    drift = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog and mentioned(raw) else []
     if fmt == "json":
         body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
                 "traceback": fits, "drift": drift, "results": items[:top]}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -140,13 +140,17 @@ class Matcher:
         return compiled
 
     # -- scanning --------------------------------------------------------------------------------------------
-    def find(self, stream: IO[bytes], parallel_from: int = PARALLEL_FROM) -> list[Result]:
+    def find(self, stream: IO[bytes], parallel_from: int | None = None, beside: Callable[[], Any] | None = None) -> list[Result]:
         """The ranked results of a binary stream: `rank(scan(stream))`, with repeats of a pattern found cheaply
         (a repeat only counts, unless it is the first to name the exception class on its line). An in-memory
-        stream of at least `parallel_from` bytes is scanned by two processes at once, in parts (generator.match.shared),
-        with the same results."""
-        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= max(parallel_from, 1) and forked.available():
-            return self.rank(scan_shared(self, stream))
+        stream of at least `parallel_from` (default PARALLEL_FROM) bytes is scanned by two processes at once, in
+        parts (generator.match.shared), with the same results. `beside`, when given, runs once in this process:
+        while the second process scans, or else before the scan (a caller's other work on the same input)."""
+        least = max(PARALLEL_FROM if parallel_from is None else parallel_from, 1)
+        if isinstance(stream, io.BytesIO) and stream.getbuffer().nbytes - stream.tell() >= least and forked.available():
+            return self.rank(scan_shared(self, stream, beside))
+        if beside is not None:
+            beside()
         return self.rank(self.scan(stream, repeats=True))
 
     def scan(self, stream: IO[bytes], repeats: bool = False, first_line: int = 1, seen: dict[int, bool] | None = None) -> Iterator[Hit]:

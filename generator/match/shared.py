@@ -9,6 +9,7 @@ pattern anywhere comes whole, as in one pass; line numbers are counted from the 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from .. import forked
@@ -18,9 +19,10 @@ SHARE = 4 << 20  # bytes of input a process takes at a time (at most generator.f
 WARM_TABLES = ("specificity", "anchored", "exception_names", "full_literals", "partials")  # what any scan with hits reads
 
 
-def scan_shared(matcher: Any, stream: io.BytesIO) -> list[Hit]:
+def scan_shared(matcher: Any, stream: io.BytesIO, first: Callable[[], Any] | None = None) -> list[Hit]:
     """The hits of the rest of `stream`, by `matcher` (a generator.match.engine.Matcher) in two processes, in line
-    order; the matcher's lines_read and bytes_read are the whole input's."""
+    order; the matcher's lines_read and bytes_read are the whole input's. `first` runs in this process before it
+    takes a part (the second process takes parts meanwhile)."""
     data = stream.getvalue()[stream.tell():]
     size = max(SHARE, -(-len(data) // forked.MAX_SHARES))
     starts = [0]
@@ -38,7 +40,7 @@ def scan_shared(matcher: Any, stream: io.BytesIO) -> list[Hit]:
         getattr(matcher.tables, name)
     hits: list[Hit] = []
     line = read = 0
-    for found, lines, size in forked.shared(len(starts) - 1, part):
+    for found, lines, size in forked.shared(len(starts) - 1, part, first):
         hits += [Hit(p, n + line, *rest) for p, n, *rest in found]
         line, read = line + lines, read + size
     matcher.lines_read, matcher.bytes_read = line, read
