@@ -13,7 +13,7 @@ import pytest
 
 from generator import bundle
 from generator.bundle import checkout, compile as bundlecompile, read as bundleread
-from generator.bundle.answers import match_items
+from generator.bundle.answers import match_items, ranked_items
 from generator.catalog.reader import load_catalog
 from generator.catalog.query import traceback_fit
 from generator.bundle.knowledge import Knowledge
@@ -75,6 +75,24 @@ def test_answers_from_the_bundle_are_the_answers_from_the_data_loaded_whole(data
                 assert (got.data, got.sites, got.ranges) == (entry.data, entry.sites, entry.ranges)
             assert [e.id for e in lazy.entries] == [e.id for e in project.entries]
             assert lazy.entry(project.entries[0].id + "x") is None
+
+
+def test_the_answers_shown_are_those_ranks_of_the_whole_list_and_only_their_entries_are_read(data, tmp_path, monkeypatch):
+    k = _open(data, tmp_path / "cache")
+    log = LOG + "AssertionError: block table corrupted at slot 7\nWARNING Tokenizer t5-small is deprecated and will be removed\n"
+    everything, lines, size = match_items(k, io.BytesIO(log.encode()), {})
+    catalog = [i for i, item in enumerate(everything) if item["type"] == "catalog"]
+    assert len(everything) >= 3 and catalog
+    (project,) = k.catalog.projects.values()
+    read: list[str] = []
+    entry = type(project).entry
+    monkeypatch.setattr(type(project), "entry", lambda self, entry_id: read.append(entry_id) or entry(self, entry_id))
+    for shown in (slice(0, 1), slice(1, 3), slice(catalog[0], catalog[0] + 1), slice(len(everything), None)):
+        read.clear()
+        items, found, *rest = ranked_items(k, io.BytesIO(log.encode()), {}, shown=shown)
+        assert items == everything[shown] and found == len(everything) and rest == [lines, size]
+        expected = [i["id"] for i in items if i["type"] == "catalog"] + [c["id"] for i in items for c in i.get("catalog", []) if i["type"] == "record"]
+        assert sorted(read) == sorted(expected)  # no entry is read for an answer not shown (no release is wanted)
 
 
 def test_without_the_catalog_only_the_records_answer(data, tmp_path):

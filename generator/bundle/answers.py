@@ -16,9 +16,19 @@ from ..match.rules import RULES
 
 
 def match_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Callable[[], Any] | None = None) -> tuple[list[dict[str, Any]], int, int]:
-    """Every record and catalog entry found in a binary stream, ranked (the release of each project in `wanted`
-    raises or lowers its catalog entries), with the lines and bytes read. `errdex match --catalog` reads a whole
-    log with it; match_log a request's text. `beside` runs once, while a second process scans a big log
+    """Every record and catalog entry found in a binary stream, ranked and complete (ranked_items), with the lines
+    and bytes read."""
+    items, _, lines, size = ranked_items(k, stream, wanted, beside)
+    return items, lines, size
+
+
+def ranked_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Callable[[], Any] | None = None,
+                 shown: slice = slice(None)) -> tuple[list[dict[str, Any]], int, int, int]:
+    """The records and catalog entries found in a binary stream, ranked (the release of each project in `wanted`
+    raises or lowers its catalog entries): those at the ranks `shown` (a slice of the ranked list), complete, with
+    how many were found and the lines and bytes read. `errdex match` reads a whole log with it (and shows the top
+    few), match_log a request's text (a page of it). A catalog entry is read only for an answer shown or a release
+    wanted: a big log finds hundreds. `beside` runs once, while a second process scans a big log
     (generator.match.engine.Matcher.find)."""
     with k.lock:  # the SDK runs tools in worker threads; the matcher keeps per-scan counters
         results = k.matcher.find(stream, beside=beside)
@@ -28,41 +38,36 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Calla
     entries = []
     for rank, r in enumerate(results, 1):
         item = result_json(rank, r)
-        catalog = k.owner(r.first.pattern)
-        if catalog is None:
+        owner = k.owner(r.first.pattern)
+        if owner is None:
             item["type"] = "record"
             item.update(_record_extras(k, r.pattern.id))
             by_line.setdefault(item["line"], []).append(item)
             items.append(item)
         else:
-            entries.append((item, catalog))
-    attached: dict[int, list[tuple[Any, Any]]] = {}  # id(record item) -> the entries its matched text holds
-    for item, (project, entry) in entries:
-        slug = project.slug
-        at, score, why = _version_check(project, entry, wanted.get(slug))
-        summary = entry_summary(project, entry, at if at is not None and entry.present(at) else None)
+            entries.append((item, owner))
+    owners: dict[int, tuple[Any, str]] = {}  # id(catalog item) -> its (project, entry id)
+    attached: dict[int, list[tuple[Any, str]]] = {}  # id(record item) -> the entries its matched text holds
+    for item, (project, entry_id) in entries:
         same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
         if same:  # the record explains this very text: the entry adds where and in which releases it is raised
             for rec in same:
-                rec.setdefault("catalog", []).append(summary)
-                attached.setdefault(id(rec), []).append((project, entry))
+                attached.setdefault(id(rec), []).append((project, entry_id))
             continue
-        summary.pop("id"), summary.pop("template")
+        _, score, why = _version_check(project, entry_id, wanted.get(project.slug))
         item.pop("url", None)
-        item.update(type="catalog", catalog=summary, score=item["score"] + score)
+        item.update(type="catalog", score=item["score"] + score)
         _add_reasons(item, why)
+        owners[id(item)] = (project, entry_id)
         items.append(item)
     for rec in (i for i in items if id(i) in attached):
         # One release check per record, over every wording its text matched: the release has the message when it
-        # has any of them; the wordings that release raises are listed first.
-        found = attached[id(rec)]
-        checks = [(_version_check(project, entry, wanted.get(project.slug)), project, entry) for project, entry in found]
-        best = max(checks, key=lambda c: c[0][1])
-        if best[0][2]:
-            rec["score"] += best[0][1]
-            _add_reasons(rec, best[0][2])
-        order = sorted(range(len(found)), key=lambda i: -checks[i][0][1])
-        rec["catalog"] = [rec["catalog"][i] for i in order]
+        # has any of them.
+        best = max((_version_check(project, entry_id, wanted.get(project.slug)) for project, entry_id in attached[id(rec)]),
+                   key=lambda check: check[1])
+        if best[2]:
+            rec["score"] += best[1]
+            _add_reasons(rec, best[2])
     items.sort(key=lambda i: ("partial" in i, -i["score"], i["line"], i["id"]))  # partial matches last
     first_on_line: dict[int, int] = {}
     for rank, item in enumerate(items, 1):  # ranks, and the matcher's same-line note, for the final order
@@ -75,8 +80,26 @@ def match_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Calla
                                  ["same_line", first_on_line[item["line"]]])])
         else:
             first_on_line[item["line"]] = rank
+    for item in items[shown]:
+        if id(item) in owners:
+            project, entry_id = owners[id(item)]
+            summary = _summary(project, entry_id, wanted.get(project.slug))
+            summary.pop("id"), summary.pop("template")
+            item["catalog"] = summary
+        elif id(item) in attached:  # each wording its text matched; those the wanted release raises first
+            found = attached[id(item)]
+            scores = [_version_check(project, entry_id, wanted.get(project.slug))[1] for project, entry_id in found]
+            item["catalog"] = [_summary(*found[i], wanted.get(found[i][0].slug)) for i in sorted(range(len(found)), key=lambda i: -scores[i])]
         item["card"] = _card(k, item)
-    return items, lines, size
+    return items[shown], len(items), lines, size
+
+
+def _summary(project: Any, entry_id: str, version: str | None) -> dict[str, Any]:
+    """A found entry's summary (generator.catalog.query.entry_summary): its sites at the wanted release when that
+    release has it, else its newest."""
+    entry = project.entry(entry_id)
+    at = _version_check(project, entry_id, version)[0]
+    return entry_summary(project, entry, at if at is not None and entry.present(at) else None)
 
 
 def _card(k: Knowledge, item: dict[str, Any]) -> dict[str, Any]:
@@ -120,9 +143,10 @@ def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
         item["reasons"] += [data for _, data in reasons]
 
 
-def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int | None, int, list[Reason]]:
+def _version_check(project: Any, entry_id: str, version: str | None) -> tuple[int | None, int, list[Reason]]:
     """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
-    + RULES["release_has_bonus"] when that release has the message, - RULES["release_lacks_penalty"] when not."""
+    + RULES["release_has_bonus"] when that release has the message, - RULES["release_lacks_penalty"] when not.
+    The entry is read only then."""
     if version is None:
         return None, 0, []
     try:
@@ -130,6 +154,7 @@ def _version_check(project: Any, entry: Any, version: str | None) -> tuple[int |
     except CatalogQueryError as exc:
         return None, 0, [(f"release not checked: {exc}", ["release_unknown", project.slug, version])]
     release = project.releases[at]
+    entry = project.entry(entry_id)
     if entry.present(at):
         bonus = RULES["release_has_bonus"]
         return at, bonus, [(f"+{bonus}: {project.slug} {release} has this message", ["release_has", project.slug, release, bonus])]

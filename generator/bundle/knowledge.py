@@ -57,8 +57,13 @@ def page(items: list[Any], limit: int, cursor: str | None) -> tuple[list[Any], d
     """One page of `items` plus the paging fields every list result carries."""
     limit, start = check_limit(limit), check_cursor(cursor)
     chunk = items[start : start + limit]
-    end = start + len(chunk)
-    return chunk, {"total": len(items), "offset": start, "next_cursor": str(end) if end < len(items) else None}
+    return chunk, paging(len(items), start, len(chunk))
+
+
+def paging(total: int, start: int, count: int) -> dict[str, Any]:
+    """The paging fields of a page of `count` items from `start` of `total`."""
+    end = start + count
+    return {"total": total, "offset": start, "next_cursor": str(end) if end < total else None}
 
 
 def cut(text: str, size: int) -> str:
@@ -89,13 +94,13 @@ class Knowledge:
                 patterns += [catalog_pattern(slug, entry.data) for entry in project.entries]
             self.matcher = Matcher(patterns, evidence_from=self.record_patterns)
 
-    def owner(self, index: int) -> tuple[Any, Any] | None:
-        """The catalog's (project, entry) behind the matcher's pattern `index`; None for a record's pattern."""
+    def owner(self, index: int) -> tuple[Any, str] | None:
+        """The catalog's (project, entry id) behind the matcher's pattern `index`; None for a record's pattern. The
+        entry itself is read when asked for (`project.entry(id)`): a big log's answers show a few of hundreds."""
         if index < self.record_patterns:
             return None
         pattern = self.matcher.patterns[index]
-        project = self.catalog.projects[pattern.repo]  # a catalog pattern's repo is its project's slug
-        return project, project.entry(pattern.id)
+        return self.catalog.projects[pattern.repo], pattern.id  # a catalog pattern's repo is its project's slug
 
     @functools.cached_property
     def search_index(self) -> dict[str, list[tuple[str, dict[str, str]]]]:

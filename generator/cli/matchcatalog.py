@@ -150,7 +150,8 @@ def drift_text(drift: list[dict[str, Any]]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
+def format_text(items: list[dict[str, Any]], found: int, source: str, lines: int, size: int, fits: list[dict[str, Any]] = ()) -> str:
+    """The answers shown (`items`, the top of the `found`) as text, after the traceback's fits."""
     out = []
     for fit in fits:
         where = shown(", ".join(f["site"] for f in fit["frames"][:3]))
@@ -160,7 +161,7 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
             out.append(f"traceback: no single {shown(fit['project'])} release has all of these frames ({where})")
     if fits:
         out.append("")
-    for item in items[:top]:
+    for item in items:
         kind = "record" if item["type"] == "record" else "catalog entry"
         out.append(f"{item['rank']}. {shown(item['id'])}  ({kind}, score {item['score']})")
         out += card_lines(item)
@@ -173,9 +174,9 @@ def format_text(items: list[dict[str, Any]], top: int, source: str, lines: int, 
             out += _catalog_lines(item)
         out.append(f"   why: {shown('; '.join(item['why']))}")
         out.append("")
-    more = f" (showing {top})" if len(items) > top else ""
-    found = f"{len(items)} known error{'s' if len(items) != 1 else ''}" if items else "no known error"
-    out.append(f"{found} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} byte{'s' if size != 1 else ''}")
+    more = f" (showing {len(items)})" if found > len(items) else ""
+    count = f"{found} known error{'s' if found != 1 else ''}" if found else "no known error"
+    out.append(f"{count} found in {shown(source)}{more}: {lines} line{'s' if lines != 1 else ''}, {size} byte{'s' if size != 1 else ''}")
     return "\n".join(out) + "\n"
 
 
@@ -184,7 +185,7 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
     """Match `file` ("-": standard input) against the records and the catalog (with `catalog` False, the records
     alone), read from the knowledge bundle; exit status as `errdex match`."""
     from ..bundle.read import open_knowledge
-    from ..bundle.answers import check_versions, drift_items, fit_sites, match_items
+    from ..bundle.answers import check_versions, drift_items, fit_sites, ranked_items
     from ..bundle.knowledge import ToolInputError
 
     wanted = parse_versions(versions)
@@ -226,13 +227,13 @@ def run(file: str, data: Path | None, versions: list[str] | None, top: int, fmt:
         beside["fits"] = traceback_fit(k.catalog, raw, k.site_index) if catalog else []
         beside["drift"] = drift_items(k, raw.decode("utf-8", "replace"), checked) if catalog and mentioned(raw) else []
 
-    items, lines, size = match_items(k, io.BytesIO(raw), checked, frames_and_drift)
+    items, found, lines, size = ranked_items(k, io.BytesIO(raw), checked, frames_and_drift, slice(top))
     fits, drift = beside["fits"], beside["drift"]
     fit_sites(k, items, fits)
     if fmt == "json":
-        body = {"source": source, "lines": lines, "bytes": size, "found": len(items), "versions": checked,
-                "traceback": fits, "drift": drift, "results": items[:top]}
+        body = {"source": source, "lines": lines, "bytes": size, "found": found, "versions": checked,
+                "traceback": fits, "drift": drift, "results": items}
         out.write(json_text(body))
     else:
-        out.write(drift_text(drift) + format_text(items, top, source, lines, size, fits))
+        out.write(drift_text(drift) + format_text(items, found, source, lines, size, fits))
     return end(0 if items or drift else 1)

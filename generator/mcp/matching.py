@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ..bundle.answers import check_versions, drift_items, match_items
-from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, page
+from ..bundle.answers import check_versions, drift_items, ranked_items
+from ..bundle.knowledge import DEFAULT_LIMIT, Knowledge, ToolInputError, check_cursor, check_limit, paging
 
 MAX_TEXT_BYTES = 1 << 20  # match_log reads at most this much text (a long traceback is ~50 KB)
 
@@ -22,15 +22,14 @@ def match_log(k: Knowledge, text: Any, versions: Any = None, limit: int = DEFAUL
             "and the lines around the error, not the whole log (or run `errdex match FILE` on the whole log)"
         )
     wanted = check_versions(k, versions)
-    check_limit(limit), check_cursor(cursor)
-    items, lines, size = match_items(k, io.BytesIO(data), wanted)
-    chunk, paging = page(items, limit, cursor)
+    limit, start = check_limit(limit), check_cursor(cursor)
+    chunk, found, lines, size = ranked_items(k, io.BytesIO(data), wanted, shown=slice(start, start + limit))
     return {
         "lines": lines,
         "bytes": size,
-        "found": len(items),
+        "found": found,
         "results": chunk,
         "drift": drift_items(k, text, wanted),
-        **paging,
+        **paging(found, start, len(chunk)),
         "dataset_version": k.api.dataset_version,
     }
