@@ -1,5 +1,6 @@
 """generator.match.portable.js_source_fast: the JavaScript form of the catalog's pattern shapes without a parse, the same
-as `analyse` gives, over the repository's whole catalog and over shapes it must leave to `analyse`."""
+as `analyse` gives, over the repository's whole catalog and over shapes it must leave to `analyse`; and the text
+shapes' own matcher (shape_match, generator.match.compiled), the same as RE2."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from generator.match.portable import analyse, js_source_fast, literal_text, prefilter_literal, shape_found, shape_literal, text_shape
+from generator.match.portable import (analyse, js_source_fast, literal_text, prefilter_literal, shape_found, shape_literal,
+                                      shape_match, text_shape)
 
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog"
 
@@ -177,3 +182,66 @@ def test_the_catalogs_text_patterns_read_as_the_full_analysis_reads_them():
         for part in [entry["template"].replace("\n", " ")] + entry["template"].split("\n"):
             filled = part.replace("{}", "x1")
             assert (compile_pattern(pattern).search(filled) is not None) == shape_found(shape, filled), pattern
+
+
+# -- shape_match: RE2's match of a text shape, found without RE2 ------------------------------------------------
+SHAPE_CHARS = "ab .\\("
+
+
+def _escaped(text: str) -> str:
+    return "".join("\\" + c if c in ".\\(" else c for c in text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(texts=st.lists(st.text(SHAPE_CHARS, min_size=1, max_size=4), min_size=1, max_size=2), tail=st.booleans(),
+       line=st.text(SHAPE_CHARS + "x\r\u00e9", max_size=24))
+def test_a_shapes_match_is_re2s_span_and_values(texts, tail, line):
+    """Over shapes of one or two texts (a value between them, or one after one text) and lines made of their
+    characters: the same span and values as RE2, in text and (for an ASCII line) in bytes."""
+    from generator.match.compiled import compile_pattern, first_span
+
+    tail = tail and len(texts) == 1
+    pattern = "(.+?)".join(_escaped(t) for t in texts) + ("(.+)" if tail else "")
+    assert text_shape(pattern) == (tuple(texts), tail)
+    expected = re2.compile(pattern).search(line)
+    found = shape_match(tuple(texts), tail, line)
+    assert (found is None) == (expected is None)
+    if found is not None:
+        assert found == (expected.start(), expected.end(), expected.groups())
+    compiled = compile_pattern(pattern)
+    m = compiled.search(line)
+    assert (m is None) == (expected is None) and (m is None or (m.span(), m.groups()) == (expected.span(), expected.groups()))
+    if line.isascii():
+        assert first_span(compiled, line.encode()) == re2.compile(pattern)._regexp.Match(re2._Anchor.UNANCHORED, line.encode(), 0, len(line))[0]
+
+
+def test_a_value_with_a_line_break_is_left_to_re2():
+    from generator.match.compiled import compile_pattern
+
+    compiled = compile_pattern(r"Cannot (.+?) weights")
+    assert compiled.search("Cannot load\nthe weights") is None  # RE2's `.` does not take a line break
+    assert compiled.search("x\nCannot load weights").groups() == ("load",)
+    assert compiled.first(b"Cannot a\nb weights") == (-1, -1)
+
+
+@pytest.mark.data
+def test_the_whole_catalogs_shapes_match_as_re2_does():
+    """Each shaped entry of the catalog on its own template (holes filled) and on lines around it: shape_match gives
+    RE2's span and values."""
+    entries = [json.loads(line) for path in sorted(CATALOG.glob("*.jsonl")) for line in path.open(encoding="utf-8")]
+    if not entries:
+        pytest.skip("no catalog harvested")
+    wrong = []
+    for e in entries:
+        shape = text_shape(e["pattern"])
+        if shape is None:
+            continue
+        compiled = re2.compile(e["pattern"])
+        message = e["template"].replace("{}", "v 1")
+        for line in (message, "x: " + message + " (y)", message[: len(message) // 2], (message + " ") * 2):
+            line = line.replace("\n", " ")
+            expected = compiled.search(line)
+            found = shape_match(shape[0], shape[1], line)
+            if (found is None) != (expected is None) or (found is not None and found != (expected.start(), expected.end(), expected.groups())):
+                wrong.append((e["id"], line))
+    assert wrong == []

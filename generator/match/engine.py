@@ -29,6 +29,7 @@ from .logline import json_groups as _json_groups
 from .hits import Hit, Result, rank
 from .rules import REQUOTE, RULES, evidence, partial_at, requote
 from .prefilter import AnyOf, Tables, compile_tables, find_all as _find_all, prefilter
+from .compiled import OPTIONS as _OPTIONS, UNANCHORED as _UNANCHORED, compile_pattern, first_span
 
 MAX_LINE = 1 << 20  # bytes of one line scanned at once; longer lines go in windows
 OVERLAP = 4096  # bytes two windows of an overlong line share
@@ -40,9 +41,6 @@ QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
 PARALLEL_FROM = 16 << 20  # bytes of input from which two processes scan it (below, forking costs more than it saves)
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False
-_UNANCHORED = re2._Anchor.UNANCHORED  # the pinned google-re2's own matcher, for repeats (Matcher.scan)
 
 
 @dataclass(frozen=True)
@@ -126,11 +124,12 @@ class Matcher:
         return found
 
     def _compiled(self, index: int) -> Any:
-        """The pattern compiled with RE2, or False when it does not compile (noted in `skipped`)."""
+        """The pattern compiled (generator.match.compiled), or False when it does not compile in RE2 (noted in
+        `skipped`)."""
         compiled = self.compiled.get(index)
         if compiled is None:
             try:
-                compiled = re2.compile(self.patterns[index].regex, _OPTIONS)
+                compiled = compile_pattern(self.patterns[index].regex)
             except re2.error as exc:
                 detail = exc.args[0] if exc.args else exc
                 detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
@@ -291,7 +290,7 @@ class Matcher:
             if not compiled:
                 continue
             if ascii_line:
-                span = compiled._regexp.Match(_UNANCHORED, line, 0, len(line))[0]
+                span = first_span(compiled, line)
                 if span[0] < 0 or (limit is not None and span[0] >= limit):
                     yield from partial(pi)
                     continue

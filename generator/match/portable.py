@@ -37,6 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Any
 
 from . import redos, regextree
 from .regextree import Alt, Assert, Cat, Chars, CharSet, Lit, Rep
@@ -677,16 +678,23 @@ def shape_literal(shape: tuple[tuple[str, ...], bool]) -> str:
 
 
 def shape_found(shape: tuple[tuple[str, ...], bool], line: str) -> bool:
-    """Whether a pattern of `shape` (text_shape) matches somewhere in `line`, a line with no line break: its
-    first text's first occurrence leaves the most room for what follows it."""
-    texts, tail = shape
+    """Whether a pattern of `shape` (text_shape) matches somewhere in `line`, a line with no line break."""
+    return shape_match(shape[0], shape[1], line) is not None
+
+
+def shape_match(texts: tuple[Any, ...], tail: bool, line: Any) -> tuple[int, int, tuple[Any, ...]] | None:
+    """(start, end, values) of the match RE2 finds of a pattern of a text shape (text_shape: `texts`, `tail`) in
+    `line` (text, or bytes with the texts as bytes), a line with no line break; None when there is none. Its first
+    text's first occurrence leaves the most room for what follows, so it is where the match starts; the lazy hole
+    between two texts ends at the second's first occurrence at least one character on; a value after takes the
+    rest of the line. tests/test_portable_fast.py holds it to RE2."""
     at = line.find(texts[0])
     if at < 0:
-        return False
+        return None
     end = at + len(texts[0])
     if len(texts) == 2:
-        at = line.find(texts[1], end + 1)
-        if at < 0:
-            return False
-        end = at + len(texts[1])
-    return not tail or end < len(line)
+        close = line.find(texts[1], end + 1)
+        return None if close < 0 else (at, close + len(texts[1]), (line[end:close],))
+    if tail:
+        return (at, len(line), (line[end:],)) if end < len(line) else None
+    return at, end, ()
