@@ -80,7 +80,7 @@ def _pattern(draw):
     return literals, message, draw(st.booleans())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(patterns=st.lists(_pattern(), min_size=1, max_size=6))
 def test_every_line_that_can_match_holds_a_key_of_the_pattern(patterns):
     """Whatever windows the keys are: a line that holds one of a pattern's literals, or the first partial_min
