@@ -9,7 +9,8 @@ How a log is read, so that any size runs in bounded memory and linear time:
   - a literal prefilter runs first: every portable pattern has fixed strings one of which every match contains
     (generator.match.portable); one pass over a block (Hyperscan, else an RE2 set: generator.match.prefilter) finds
     the lines that hold a part of one (a key), the only ones worth a closer look;
-  - on such a line only the patterns whose literals start so run (those whose literal it holds whole), with RE2.
+  - on such a line only the patterns whose literals hold that key run (those whose literal it holds whole), with
+    RE2, or for a pattern that is text (and a value), with `find` (generator.match.compiled).
 Patterns never run in Python's `re` (a hostile or careless pattern could backtrack for hours); RE2 is linear.
 """
 
@@ -40,7 +41,6 @@ REQUOTE_FIND = AnyOf([old for old, _ in REQUOTE])  # whether a block needs _requ
 QUIET_LINES = 8192  # lines without a hit remembered at most (then forgotten all at once)
 QUIET_LINE_BYTES = 2048  # longer lines are not remembered
 PARALLEL_FROM = 16 << 20  # bytes of input from which two processes scan it (below, forking costs more than it saves)
-
 
 
 @dataclass(frozen=True)
