@@ -6,6 +6,7 @@ a Hyperscan database) and nothing is pickled on the way in; only its result come
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable
@@ -70,6 +71,9 @@ def shared(count: int, work: Callable[[int], Any], first: Callable[[], Any] | No
             done.append((ticket[0], work(ticket[0])))
         return done
 
+    # What this process has made so far is frozen while both work (gc.freeze): neither process's collector walks
+    # it again, and the second does not copy the pages it touches doing so. Unfrozen once both are done.
+    gc.freeze()
     try:
         rest = start(take)
         try:
@@ -80,4 +84,5 @@ def shared(count: int, work: Callable[[int], Any], first: Callable[[], Any] | No
             theirs = rest()  # waited for whatever happened here (the second process takes the tasks left)
     finally:
         os.close(tickets)
+        gc.unfreeze()
     return [value for _, value in sorted(mine + theirs, key=lambda pair: pair[0])]

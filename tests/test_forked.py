@@ -59,3 +59,13 @@ def test_a_failed_shared_task_is_raised_and_a_count_out_of_range_refused():
     for count in (0, forked.MAX_SHARES + 1):
         with pytest.raises(ValueError, match="count must be"):
             forked.shared(count, lambda i: i)
+
+
+def test_nothing_is_left_frozen_after_shared_work_whatever_happens():
+    import gc
+
+    before = gc.get_freeze_count()
+    assert forked.shared(3, lambda i: gc.get_freeze_count() > 0) == [True, True, True]  # frozen while they work
+    with pytest.raises(RuntimeError):
+        forked.shared(2, lambda i: 1 / 0)
+    assert gc.get_freeze_count() == before == 0
