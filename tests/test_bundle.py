@@ -63,6 +63,7 @@ def test_answers_from_the_bundle_are_the_answers_from_the_data_loaded_whole(data
     whole = Knowledge(from_records(data, site_url), load_catalog(data.parent / "catalog"))
     for engine in ("re2", "auto"):
         k = _open(data, tmp_path / "cache", engine=engine)
+        assert k.api.documents == whole.api.documents and k.api.names == whole.api.names  # by the bundle's ids
         assert match_items(k, io.BytesIO(LOG.encode()), {}) == match_items(whole, io.BytesIO(LOG.encode()), {})
         fits = traceback_fit(k.catalog, LOG.encode(), k.site_index)
         assert fits == traceback_fit(whole.catalog, LOG.encode()) and fits[0]["releases"]
@@ -93,6 +94,19 @@ def test_the_answers_shown_are_those_ranks_of_the_whole_list_and_only_their_entr
         assert items == everything[shown] and found == len(everything) and rest == [lines, size]
         expected = [i["id"] for i in items if i["type"] == "catalog"] + [c["id"] for i in items for c in i.get("catalog", []) if i["type"] == "record"]
         assert sorted(read) == sorted(expected)  # no entry is read for an answer not shown (no release is wanted)
+
+
+def test_record_ids_that_do_not_fit_the_documents_are_refused(data, tmp_path):
+    from generator.bundle.apidata import FILES, MANIFEST, SourceError, from_files
+
+    k = _open(data, tmp_path / "cache")
+    b = bundleread.open_bundle(data, io.StringIO(), tmp_path / "cache")
+    files = {name: b.section(f"api/{name}") for name in (MANIFEST, *FILES)}
+    ids = b.json("api/ids")
+    assert from_files(files, "x", None, ids).documents == k.api.documents == from_files(files, "x").documents
+    for wrong in (ids[:-1], ids + ["demo/extra"], [None] * len(ids)):
+        with pytest.raises(SourceError, match="record ids for"):
+            from_files(files, "x", None, wrong)
 
 
 def test_without_the_catalog_only_the_records_answer(data, tmp_path):

@@ -2,7 +2,8 @@
 
 `errdex match`, `errdex mcp` and an installed wheel read the bundle; none of them re-validates a record,
 re-reads the catalog's JSON Lines or re-analyses a pattern. The bundle holds:
-  - `api/<file>`: the checked records as the JSON API's files (manifest, documents, aliases, patterns);
+  - `api/<file>`: the checked records as the JSON API's files (manifest, documents, aliases, patterns), and
+    `api/ids` each document's record id, in order (so that opening the bundle decodes none of them);
   - `match/<field>`: the matcher's tables (generator.match.prefilter.Tables) over every record's and catalog entry's
     pattern, a field a section with where each value starts in `match/<field>/at` (`Lines`: a scan decodes the
     values of the patterns it meets);

@@ -67,8 +67,10 @@ class ApiData:
         return urllib.parse.urljoin(self.site_url, path) if self.site_url else "/" + path
 
 
-def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None) -> ApiData:
-    """ApiData from the API's files (path -> bytes); every file is checked against the manifest."""
+def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None, ids: list[str] | None = None) -> ApiData:
+    """ApiData from the API's files (path -> bytes); every file is checked against the manifest. `ids`, when given,
+    are the documents' record ids in order (a knowledge bundle stores them: otherwise each document is decoded for
+    its id, 0.06 s for 486 records); a document is decoded when it is asked for."""
     try:
         manifest = jsonline.read(files[MANIFEST])
     except KeyError:
@@ -87,10 +89,12 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
     try:
         index = jsonline.read(files[INDEX])
         match = jsonline.read(files[MATCH])
-        documents: dict[str, bytes] = {}
-        for line in files[NDJSON].splitlines(keepends=True):
-            if line.strip():
-                documents[jsonline.read(line)["record"]["id"]] = line
+        lines = [line for line in files[NDJSON].splitlines(keepends=True) if line.strip()]
+        if ids is None:
+            ids = [jsonline.read(line)["record"]["id"] for line in lines]
+        elif len(ids) != len(lines) or not all(isinstance(i, str) for i in ids):
+            raise SourceError(f"{origin}: {len(ids)} record ids for {len(lines)} documents")
+        documents = dict(zip(ids, lines))
     except (ValueError, KeyError, TypeError) as exc:
         raise SourceError(f"{origin}: the API files are malformed: {exc!r}") from None
     names = {cid: cid for cid in documents}

@@ -26,6 +26,7 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     api = api_files(records)
     for name in (MANIFEST, *FILES):
         sections[f"api/{name}"] = api[name]
+    sections["api/ids"] = _compact([json.loads(line)["record"]["id"] for line in api[FILES[0]].splitlines() if line.strip()])
     patterns = patterns_from_index(json.loads(api[FILES[2]]))
     n_records = len(patterns)
     projects: dict[str, Any] = {}

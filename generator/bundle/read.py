@@ -52,7 +52,7 @@ def read(bundle: Bundle, *, catalog: bool = True, engine: str = "auto") -> Any:
 
     summary = bundle.summary
     api = from_files({name: bundle.section(f"api/{name}") for name in (MANIFEST, *FILES)},
-                     f"the knowledge bundle {bundle.path}", summary.get("site_url"))
+                     f"the knowledge bundle {bundle.path}", summary.get("site_url"), bundle.json("api/ids"))
     n_records = int(summary.get("records", 0))
     tables: Any = LazyTables(bundle)
     patterns: Sequence = LazyPatterns(bundle)
