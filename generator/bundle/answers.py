@@ -46,25 +46,25 @@ def ranked_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Call
             items.append(item)
         else:
             entries.append((item, owner))
-    owners: dict[int, tuple[Any, str]] = {}  # id(catalog item) -> its (project, entry id)
-    attached: dict[int, list[tuple[Any, str]]] = {}  # id(record item) -> the entries its matched text holds
+    owners: dict[int, tuple[Any, str, int | None]] = {}  # id(catalog item) -> its (project, entry id, release checked)
+    attached: dict[int, list[tuple[Any, str, Check]]] = {}  # id(record item) -> the entries its matched text holds
     for item, (project, entry_id) in entries:
+        check = _version_check(project, entry_id, wanted.get(project.slug))
         same = [rec for rec in by_line.get(item["line"], []) if _overlap(rec, item)]
         if same:  # the record explains this very text: the entry adds where and in which releases it is raised
             for rec in same:
-                attached.setdefault(id(rec), []).append((project, entry_id))
+                attached.setdefault(id(rec), []).append((project, entry_id, check))
             continue
-        _, score, why = _version_check(project, entry_id, wanted.get(project.slug))
+        at, score, why = check
         item.pop("url", None)
         item.update(type="catalog", score=item["score"] + score)
         _add_reasons(item, why)
-        owners[id(item)] = (project, entry_id)
+        owners[id(item)] = (project, entry_id, at)
         items.append(item)
     for rec in (i for i in items if id(i) in attached):
         # One release check per record, over every wording its text matched: the release has the message when it
         # has any of them.
-        best = max((_version_check(project, entry_id, wanted.get(project.slug)) for project, entry_id in attached[id(rec)]),
-                   key=lambda check: check[1])
+        best = max((check for _, _, check in attached[id(rec)]), key=lambda check: check[1])
         if best[2]:
             rec["score"] += best[1]
             _add_reasons(rec, best[2])
@@ -82,23 +82,20 @@ def ranked_items(k: Knowledge, stream: Any, wanted: dict[str, str], beside: Call
             first_on_line[item["line"]] = rank
     for item in items[shown]:
         if id(item) in owners:
-            project, entry_id = owners[id(item)]
-            summary = _summary(project, entry_id, wanted.get(project.slug))
+            summary = _summary(*owners[id(item)])
             summary.pop("id"), summary.pop("template")
             item["catalog"] = summary
         elif id(item) in attached:  # each wording its text matched; those the wanted release raises first
-            found = attached[id(item)]
-            scores = [_version_check(project, entry_id, wanted.get(project.slug))[1] for project, entry_id in found]
-            item["catalog"] = [_summary(*found[i], wanted.get(found[i][0].slug)) for i in sorted(range(len(found)), key=lambda i: -scores[i])]
+            found = sorted(attached[id(item)], key=lambda entry: -entry[2][1])
+            item["catalog"] = [_summary(project, entry_id, check[0]) for project, entry_id, check in found]
         item["card"] = _card(k, item)
     return items[shown], len(items), lines, size
 
 
-def _summary(project: Any, entry_id: str, version: str | None) -> dict[str, Any]:
-    """A found entry's summary (generator.catalog.query.entry_summary): its sites at the wanted release when that
-    release has it, else its newest."""
+def _summary(project: Any, entry_id: str, at: int | None) -> dict[str, Any]:
+    """A found entry's summary (generator.catalog.query.entry_summary): its sites at release `at` (the wanted one,
+    from _version_check) when that release has it, else its newest."""
     entry = project.entry(entry_id)
-    at = _version_check(project, entry_id, version)[0]
     return entry_summary(project, entry, at if at is not None and entry.present(at) else None)
 
 
@@ -135,6 +132,7 @@ def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 Reason = tuple[str, list[Any]]  # a reason in words, and as data (the shape of the matcher's `reasons`)
+Check = tuple[int | None, int, list[Reason]]  # _version_check's (release index, score change, reasons)
 
 
 def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
@@ -143,7 +141,7 @@ def _add_reasons(item: dict[str, Any], reasons: list[Reason]) -> None:
         item["reasons"] += [data for _, data in reasons]
 
 
-def _version_check(project: Any, entry_id: str, version: str | None) -> tuple[int | None, int, list[Reason]]:
+def _version_check(project: Any, entry_id: str, version: str | None) -> Check:
     """(release index, score change, reasons) for a catalog entry when the log's release of its project is known:
     + RULES["release_has_bonus"] when that release has the message, - RULES["release_lacks_penalty"] when not.
     The entry is read only then."""
