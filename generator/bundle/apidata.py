@@ -89,9 +89,9 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
     try:
         index = jsonline.read(files[INDEX])
         match = jsonline.read(files[MATCH])
-        lines = [line for line in files[NDJSON].splitlines(keepends=True) if line.strip()]
+        lines = document_lines(files[NDJSON])
         if ids is None:
-            ids = [jsonline.read(line)["record"]["id"] for line in lines]
+            ids = [record_id(line) for line in lines]
         elif len(ids) != len(lines) or not all(isinstance(i, str) for i in ids):
             raise SourceError(f"{origin}: {len(ids)} record ids for {len(lines)} documents")
         documents = dict(zip(ids, lines))
@@ -103,6 +103,16 @@ def from_files(files: dict[str, bytes], origin: str, site_url: str | None = None
             if entry.get("id") in documents:
                 names.setdefault(alias, entry["id"])
     return ApiData(manifest, index, match, documents, names, origin, site_url)
+
+
+def document_lines(ndjson: bytes) -> list[bytes]:
+    """The record documents of errors.ndjson, one a line (blank lines left out)."""
+    return [line for line in ndjson.splitlines(keepends=True) if line.strip()]
+
+
+def record_id(line: bytes) -> Any:
+    """A record document's id."""
+    return jsonline.read(line)["record"]["id"]
 
 
 def from_records(data: Path, site_url: str | None = None) -> ApiData:

@@ -40,9 +40,9 @@ def scan_shared(matcher: Any, stream: io.BytesIO, first: Callable[[], Any] | Non
         getattr(matcher.tables, name)
     hits: list[Hit] = []
     line = read = 0
-    for found, lines, size in forked.shared(len(starts) - 1, part, first):
+    for found, lines, nbytes in forked.shared(len(starts) - 1, part, first):
         hits += [Hit(p, n + line, *rest) for p, n, *rest in found]
-        line, read = line + lines, read + size
+        line, read = line + lines, read + nbytes
     matcher.lines_read, matcher.bytes_read = line, read
     return hits
 
