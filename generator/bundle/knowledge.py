@@ -5,7 +5,6 @@ accepted; the server turns it into a tool error.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import re
@@ -13,13 +12,14 @@ import threading
 import unicodedata
 from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..match.engine import Matcher, Pattern
-from ..match.index import patterns_from_index
 from ..records.vocabulary import ID_PATTERN
 from .apidata import ApiData
 from ..catalog.reader import Catalog
+
+if TYPE_CHECKING:  # the engine is imported when a matcher is made, not with the argument checks the MCP server loads first
+    from ..match.engine import Matcher, Pattern
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
@@ -88,6 +88,9 @@ class Knowledge:
 
     def __post_init__(self) -> None:
         if self.matcher is None:
+            from ..match.engine import Matcher
+            from ..match.index import patterns_from_index
+
             patterns = patterns_from_index(self.api.match)
             self.record_patterns = len(patterns)
             for slug, project in self.catalog.projects.items():
@@ -151,9 +154,6 @@ class Knowledge:
         return self.api.names[name]
 
 
-_PATTERN_FIELDS = {f.name for f in dataclasses.fields(Pattern)}
-
-
 def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
     """A catalog entry as a matcher pattern; its literal and specificity come from the harvest when usable.
 
@@ -161,12 +161,13 @@ def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
     analysing again costs milliseconds a pattern (the backtracking checks), a minute for a large catalog at
     every start. So the matcher gets the harvest's figures, and `anchored` from the pattern's text (a leading
     `^` or a trailing unescaped `$`, the matcher's rule)."""
+    from ..match.engine import Pattern
+
     literal, specificity, pattern = entry.get("literal"), entry.get("specificity"), entry["pattern"]
     derived: dict[str, Any] = {}
     if isinstance(literal, str) and len(literal) >= 4 and isinstance(specificity, int) and not pattern.startswith("(?i)"):
-        derived = {"literals": (literal,), "specificity": specificity}
-        if "anchored" in _PATTERN_FIELDS:
-            derived["anchored"] = pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$"))
+        anchored = pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$"))
+        derived = {"literals": (literal,), "specificity": specificity, "anchored": anchored}
     exception = entry.get("exception") if isinstance(entry.get("exception"), str) else None
     title = f"{exception}: {entry['template']}" if exception else entry["template"]
     return Pattern(entry["id"], entry["pattern"], entry["template"], cut(title, 300), "", slug, exception, None, **derived)
