@@ -597,3 +597,70 @@ def test_a_sites_own_address_finds_its_api(site: Path, files: dict[str, bytes], 
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+# -- when the knowledge is read ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # the initialize handshake; server/discover (2026-07-28)
+def test_knowledge_is_read_once_the_client_is_past_the_handshake(knowledge, mode: str) -> None:
+    """The server answers the handshake without the knowledge, starts reading it in a thread of its own once the
+    client is past it (no tool call needed), and a call made while it is read waits for that one read."""
+    from mcp import Client
+
+    from generator.mcp.server import build_server
+
+    reads: list[str] = []
+    release = threading.Event()
+
+    def read():
+        reads.append(threading.current_thread().name)
+        assert release.wait(TIMEOUT)
+        return knowledge
+
+    async def session() -> dict[str, Any]:
+        async with Client(build_server(read), mode=mode) as client:
+            for _ in range(TIMEOUT * 100):
+                if reads:
+                    break
+                await asyncio.sleep(0.01)
+            assert reads == ["errdex-read"]  # begun after the handshake, before any call
+            call = asyncio.ensure_future(client.call_tool("list_projects", {}))
+            await asyncio.sleep(0.2)
+            assert not call.done()  # waiting for the read under way, not reading again
+            release.set()
+            result = await call
+            assert not result.is_error, result.content[0].text
+            return result.structured_content
+
+    projects = asyncio.run(session())
+    assert reads == ["errdex-read"] and [p["project"] for p in projects["projects"]] == ["demo"]
+
+
+def test_a_failed_read_is_the_first_calls_tool_error(knowledge) -> None:
+    """If reading the knowledge in the background fails, the server still answers: the first call reads again and
+    says what failed, as a tool error; a later call that reads successfully is answered. The background read is
+    not tried again on every message."""
+    from mcp import Client
+
+    from generator.mcp.server import build_server
+
+    reads: list[str] = []
+
+    def read():
+        reads.append(threading.current_thread().name)
+        if len(reads) < 3:
+            raise OSError("the bundle could not be read")
+        return knowledge
+
+    async def session() -> tuple[Any, Any]:
+        async with Client(build_server(read)) as client:
+            for _ in range(TIMEOUT * 100):
+                if reads:
+                    break
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)
+            return await client.call_tool("list_projects", {}), await client.call_tool("list_projects", {})
+
+    failed, answered = asyncio.run(session())
+    assert failed.is_error
+    assert failed.content[0].text.endswith(": errdex could not read its knowledge: OSError: the bundle could not be read")
+    assert not answered.is_error and reads[0] == "errdex-read" and len(reads) == 3

@@ -57,9 +57,9 @@ def _load(api: str | None, data: Path | None, catalog: Path | None, cache_dir: P
 
 def serve(api: str | None, data: Path | None, catalog: Path | None, cache_dir: Path | None, repo_url: str | None) -> int:
     """Serve the knowledge bundle of the records and the catalog beside them (made now when the cache has none for
-    this data, so that records that do not validate are reported before serving); its sections are read on the
-    first tool call, so the server is ready as soon as the protocol is. With --api or --catalog, what those name,
-    loaded now."""
+    this data, so that records that do not validate are reported before serving); its sections are read once the
+    client is past the handshake (or by the first tool call, if that comes first), so the server is ready as soon
+    as the protocol is. With --api or --catalog, what those name, loaded now."""
     if api is None and catalog is None:
         from ..bundle.read import open_bundle, read
 

@@ -63,8 +63,8 @@ def _tool_errors(fn):
 
 
 def build_server(knowledge: Knowledge | Callable[[], Knowledge]) -> MCPServer:
-    """An MCPServer with errdex's tools and resources, answering from `knowledge` (or from what a function gives
-    when the first tool call asks: the server is ready before the knowledge is read)."""
+    """An MCPServer with errdex's tools and resources, answering from `knowledge`, or from what a function gives:
+    the server is ready before the knowledge is read, which starts once the client is past the handshake."""
     k = _Ready(knowledge)
     server = MCPServer(
         name="errdex",
@@ -72,6 +72,7 @@ def build_server(knowledge: Knowledge | Callable[[], Knowledge]) -> MCPServer:
         version=__version__,
         instructions=INSTRUCTIONS,
         log_level="WARNING",
+        middleware=[_read_after_handshake(k)],
     )
 
     @server.tool(annotations=READ_ONLY)
@@ -188,20 +189,53 @@ def build_server(knowledge: Knowledge | Callable[[], Knowledge]) -> MCPServer:
     return server
 
 
+def _read_after_handshake(k: _Ready):
+    """Middleware that starts reading the knowledge in the background once the client is past the handshake: on
+    the first message after `initialize` (`notifications/initialized` in the handshake era; from 2026-07-28,
+    `server/discover` or the first request), once that message is handled. So the server is no slower to be
+    ready, and the knowledge is usually read before the client's first tool call, which would otherwise wait."""
+
+    async def middleware(ctx, call_next):
+        result = await call_next(ctx)
+        if ctx.method != "initialize":  # the dispatcher reads nothing else until initialize is answered
+            k.start()
+        return result
+
+    return middleware
+
+
 class _Ready:
-    """The knowledge, read once, on the first call that needs it (tool calls run in worker threads)."""
+    """The knowledge, read once: by `start` in a thread of its own, or else on the first call that needs it (tool
+    calls run in worker threads); whichever comes second waits for the first."""
 
     def __init__(self, knowledge: Knowledge | Callable[[], Knowledge]):
         self._made = knowledge if isinstance(knowledge, Knowledge) else None
         self._make = None if self._made is not None else knowledge
         self._lock = threading.Lock()
+        self._started = False
 
     def __call__(self) -> Knowledge:
         if self._made is None:
             with self._lock:
                 if self._made is None:
-                    self._made = self._make()
+                    try:
+                        self._made = self._make()
+                    except Exception as exc:  # the caller's tool error says what failed (the SDK's would not)
+                        raise ToolError(f"errdex could not read its knowledge: {type(exc).__name__}: {exc}") from exc
         return self._made
+
+    def start(self) -> None:
+        """Read the knowledge in a daemon thread, once, unless a call has read it already. A failure is left to the
+        tool calls, which read again and report it as a tool error."""
+        if not self._started and self._made is None:
+            self._started = True
+            threading.Thread(target=self._quietly, name="errdex-read", daemon=True).start()
+
+    def _quietly(self) -> None:
+        try:
+            self()
+        except ToolError:
+            pass  # the tool calls read again, and say what failed
 
 
 def run(knowledge: Knowledge | Callable[[], Knowledge]) -> None:
