@@ -132,6 +132,27 @@ def test_a_change_to_a_record_or_the_catalog_makes_a_new_bundle(data, tmp_path):
     assert len(list((cache / "bundles").glob("*.bundle"))) == bundle.KEEP  # the oldest is let go
 
 
+def test_the_records_files_are_those_rglob_finds_in_its_order(tmp_path):
+    """yaml_files lists what `sorted(root.rglob("*.yaml"))` with `is_file()` does: nested folders, names that sort
+    differently as text and as parts (`a-b/` and `a/`), dot names, a linked file (followed) and a linked folder (not
+    entered), a dangling link and other suffixes (left out)."""
+    root = tmp_path / "errors"
+    for name in ("a/x.yaml", "a-b/x.yaml", "a/b/c/deep.yaml", "a/.hidden.yaml", "z.yaml", "a/.yaml", "a/x.yml",
+                 "a/x.yaml.bak", "a/X.YAML", "outside/o.yaml"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("id: x\n", encoding="utf-8")
+    (root / "a" / "b" / "dir.yaml").mkdir()
+    (root / "outside").rename(tmp_path / "outside")
+    (root / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (root / "a" / "link.yaml").symlink_to(root / "z.yaml")
+    (root / "a" / "dangling.yaml").symlink_to(root / "nowhere.yaml")
+    expected = [p for p in sorted(root.rglob("*.yaml")) if p.is_file()]
+    got = bundle.yaml_files(root)
+    assert [path for _, path in got] == expected and len(expected) == 7
+    assert [parts for parts, _ in got] == [p.relative_to(root).parts for p in expected]
+    assert bundle.yaml_files(tmp_path / "missing") == []
+
+
 def test_a_file_rewritten_to_the_same_size_and_times_is_seen(data, tmp_path, monkeypatch):
     """The data hash is read back by the files' stat; a rewrite that keeps the size and sets the modification time
     back still changes the change time, so the data is hashed again and a new bundle made. Data written a moment

@@ -64,13 +64,35 @@ def _compact(value: Any) -> bytes:
 # -- what a bundle is made from --------------------------------------------------------------------------------
 def data_files(records: Path, catalog: Path) -> list[tuple[str, Path]]:
     """The files a bundle depends on, each with the name the hash gives it: the records' YAML, the catalog's."""
-    out = [(f"errors/{p.relative_to(records).as_posix()}", p) for p in sorted(Path(records).rglob("*.yaml")) if p.is_file()]
+    out = [(f"errors/{'/'.join(parts)}", path) for parts, path in yaml_files(Path(records))]
     catalog = Path(catalog)
     if catalog.is_dir():
         out += [(f"catalog/{p.name}", p) for p in sorted(catalog.glob("*.jsonl")) if p.is_file()]
         out += [(f"catalog/{name}", catalog / name) for name in CATALOG_FILES if (catalog / name).is_file()]
         out += [(f"catalog/symbols/{p.name}", p) for p in sorted((catalog / "symbols").glob("*.jsonl")) if p.is_file()]
     return out
+
+
+def yaml_files(root: Path) -> list[tuple[tuple[str, ...], Path]]:
+    """The `*.yaml` files under `root` as `sorted(root.rglob("*.yaml"))` with `is_file()` finds them (a folder reached
+    through a symbolic link is not entered, a file's link is followed), each with its parts below `root`: one
+    scandir a folder, so that opening the bundle, which lists them every time, does not make a Path of each entry."""
+    found: list[tuple[tuple[str, ...], Path]] = []
+
+    def visit(folder: str, parts: tuple[str, ...]) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError, PermissionError):  # as rglob: nothing found there
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                visit(entry.path, (*parts, entry.name))
+            elif entry.name.endswith(".yaml") and entry.is_file():
+                found.append(((*parts, entry.name), Path(entry.path)))
+
+    visit(os.fspath(root), ())
+    found.sort(key=lambda item: item[0])
+    return found
 
 
 def data_hash(records: Path, catalog: Path, settings: dict[str, str]) -> str:
