@@ -161,8 +161,6 @@ def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
     analysing again costs milliseconds a pattern (the backtracking checks), a minute for a large catalog at
     every start. So the matcher gets the harvest's figures, and `anchored` from the pattern's text (a leading
     `^` or a trailing unescaped `$`, the matcher's rule)."""
-    from ..match.engine import Pattern
-
     literal, specificity, pattern = entry.get("literal"), entry.get("specificity"), entry["pattern"]
     derived: dict[str, Any] = {}
     if isinstance(literal, str) and len(literal) >= 4 and isinstance(specificity, int) and not pattern.startswith("(?i)"):
@@ -170,7 +168,15 @@ def catalog_pattern(slug: str, entry: dict[str, Any]) -> Pattern:
         derived = {"literals": (literal,), "specificity": specificity, "anchored": anchored}
     exception = entry.get("exception") if isinstance(entry.get("exception"), str) else None
     title = f"{exception}: {entry['template']}" if exception else entry["template"]
-    return Pattern(entry["id"], entry["pattern"], entry["template"], cut(title, 300), "", slug, exception, None, **derived)
+    return _pattern_type()(entry["id"], entry["pattern"], entry["template"], cut(title, 300), "", slug, exception, None, **derived)
+
+
+@functools.cache
+def _pattern_type() -> type[Pattern]:
+    """The engine's Pattern, imported when the first catalog pattern is made (once, not at each of 100,000)."""
+    from ..match.engine import Pattern
+
+    return Pattern
 
 
 def fold(text: str) -> str:
