@@ -17,7 +17,7 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     from ..api.export import api_files
     from ..match.prefilter import compile_tables, hyperscan_available, hyperscan_database
     from ..match.index import patterns_from_index
-    from .apidata import FILES, MANIFEST, NDJSON, document_lines, record_id
+    from .apidata import FILES, MANIFEST, MATCH, NDJSON, document_lines, record_id
     from .knowledge import catalog_pattern
 
     from .. import forked
@@ -27,7 +27,7 @@ def compile_sections(records: list, catalog: Any, site_url: str | None) -> tuple
     for name in (MANIFEST, *FILES):
         sections[f"api/{name}"] = api[name]
     sections["api/ids"] = _compact([record_id(line) for line in document_lines(api[NDJSON])])
-    patterns = patterns_from_index(json.loads(api[FILES[2]]))
+    patterns = patterns_from_index(json.loads(api[MATCH]))
     n_records = len(patterns)
     projects: dict[str, Any] = {}
     sites: dict[int, dict[str, list[list[Any]]]] = {}
